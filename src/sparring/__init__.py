@@ -1,0 +1,14 @@
+"""sparring: fast, honest game environments and self-improving agents on one laptop."""
+
+import os
+
+# Numba reads this at import: keep compiled kernels between runs.
+os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(os.path.expanduser("~"), ".cache", "sparring", "numba"))
+
+from sparring.kit import make, names, register  # noqa: E402
+
+__version__ = "0.1.0"
+
+register("squared", "sparring.envs.squared.env:Squared")
+
+__all__ = ["make", "names", "register", "__version__"]

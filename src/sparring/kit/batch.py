@@ -1,0 +1,232 @@
+"""The batched env: an array of records stepped by one compiled call.
+
+Buffers follow PufferLib's convention: agent rows, ``[num_envs * num_agents, ...]``.
+``step`` returns the buffers themselves, overwritten by the next call; copy what
+you keep.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sparring.kit.codegen import compile_batch
+from sparring.kit.config import config_record, make_config
+from sparring.kit.rng import mix_seed
+
+_COMPILED: dict[type, object] = {}
+
+
+@njit(cache=True)
+def _first_bad_action(actions, sizes):
+    """Index of the first row with a head value outside [0, size), or -1."""
+    for r in range(actions.shape[0]):
+        for h in range(sizes.shape[0]):
+            if actions[r, h] < 0 or actions[r, h] >= sizes[h]:
+                return r
+    return -1
+
+
+@njit(cache=True)
+def _seed_states(seed, idx):
+    out = np.empty(idx.shape[0], np.uint64)
+    for k in range(idx.shape[0]):
+        out[k] = mix_seed(seed, idx[k])
+    return out
+
+
+def compiled(env_cls: type):
+    """The env's compiled batch module (built once per process)."""
+    if env_cls not in _COMPILED:
+        _COMPILED[env_cls] = compile_batch(env_cls)
+    return _COMPILED[env_cls]
+
+
+class BatchedEnv:
+    """``num_envs`` instances of one env class, stepped together.
+
+    Args:
+      env_cls: an :class:`~sparring.kit.spec.Env` subclass.
+      num_envs: number of env instances.
+      seed: base seed; env ``i`` is seeded from (seed, i), so its episodes do
+        not depend on the batch size.
+      autoreset: reset finished envs inside ``step`` (obs then shows the new
+        episode); when False they keep their final state until ``reset_envs``.
+      keep_final: also write the final observation of finished envs to
+        ``final_obs`` (for Gymnasium's same-step autoreset).
+      **config: env config overrides (see ``env_cls.Config``).
+    """
+
+    def __init__(self, env_cls: type, num_envs: int = 1, seed: int = 0, autoreset: bool = True,
+                 keep_final: bool = False, **config):
+        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        self.env_cls = env_cls
+        self.config = make_config(env_cls, config)
+        self.cfg = config_record(env_cls, self.config)
+        self.num_envs = int(num_envs)
+        self.num_agents = int(env_cls.num_agents)
+        self.rows = self.num_envs * self.num_agents
+        self.obs_spec = env_cls.obs_spec(self.config)
+        self.heads = env_cls.actions
+        self.seed = int(seed)
+        self.autoreset = bool(autoreset)
+        self.keep_final = bool(keep_final)
+        self._k = compiled(env_cls)
+        self._alloc()
+        self.reset(seed)
+
+    def _alloc(self) -> None:
+        rec_dtype = self.env_cls.record_dtype
+        self.records = np.zeros(self.num_envs, rec_dtype)
+        self._blank = np.zeros(1, rec_dtype)
+        self._pool = np.zeros(0, rec_dtype)
+        self._pool_prob = 0.0
+        self.obs = np.zeros((self.rows, self.obs_spec.size), self.obs_spec.dtype)
+        self.final_obs = np.zeros_like(self.obs) if self.keep_final else np.zeros((0, self.obs_spec.size), self.obs_spec.dtype)
+        self.mask = np.ones((self.rows, self.heads.total), np.bool_)
+        self.rewards = np.zeros(self.rows, np.float32)
+        self.terminals = np.zeros(self.rows, np.bool_)
+        self.truncations = np.zeros(self.rows, np.bool_)
+        self.done = np.zeros(self.num_envs, np.bool_)
+        n_metrics = max(1, len(self.env_cls.metrics))
+        self._ep_buf = np.zeros((self.num_envs, 3 + n_metrics), np.float64)
+        self._acc = np.zeros(3 + n_metrics + len(self.env_cls.phases), np.float64)
+        self._all = np.arange(self.num_envs, dtype=np.int64)
+        self._act_shape = (self.rows, len(self.heads.sizes))
+
+    # -- episodes -----------------------------------------------------------------
+    def reset(self, seed: int | None = None):
+        """Start fresh episodes in every env; returns ``(obs, mask)``."""
+        if seed is not None:
+            self.seed = int(seed)
+        self._acc[:] = 0.0
+        self.reset_envs(self._all)
+        return self.obs, self.mask
+
+    def reset_envs(self, indices, records: np.ndarray | None = None) -> None:
+        """Per env: a fresh episode seeded from (seed, index), or load ``records``."""
+        idx = self._indices(indices)
+        if records is None:
+            states = _seed_states(np.uint64(self.seed % 2**64), idx)
+            self._k.batch_reset(self.records, self.cfg, self._blank, states, self.obs, self.mask, idx)
+        else:
+            self.restore(idx, records)
+
+    def set_reset_pool(self, records: np.ndarray | None, prob: float = 1.0) -> None:
+        """Auto-reset loads a random record of ``records`` with probability ``prob``.
+
+        The loaded record keeps the env's own generator state, so restarts from
+        one stored state diverge. ``None`` clears the pool.
+        """
+        if records is None or len(records) == 0:
+            self._pool = np.zeros(0, self.env_cls.record_dtype)
+            return
+        if not 0.0 <= prob <= 1.0:
+            raise ValueError(f"reset pool prob must be in [0, 1], got {prob}")
+        self._pool = self._as_records(records).copy()
+        self._pool_prob = float(prob)
+
+    def step(self, actions):
+        """Advance every env one tick with ``actions`` [rows, heads] (ints).
+
+        Returns ``(obs, rewards, terminals, truncations, mask, info)``; ``info``
+        aggregates the episodes that finished in this call (empty if none).
+        """
+        acts = actions
+        if type(acts) is not np.ndarray or acts.dtype != np.int32 or acts.shape != self._act_shape \
+                or not acts.flags.c_contiguous:
+            acts = self._convert_actions(actions)
+        bad = self._k.batch_step(self.records, self.cfg, self._blank, acts, self.heads.sizes, self.rewards,
+                                 self.terminals, self.truncations, self.obs, self.mask, self.done, self._ep_buf,
+                                 self._acc, self._pool, self._pool_prob, self.autoreset, self.keep_final,
+                                 self.final_obs)
+        if bad >= 0:
+            raise ValueError(self._bad_action_message(acts, bad))
+        info = self._drain_info() if self._acc[0] > 0 else {}
+        return self.obs, self.rewards, self.terminals, self.truncations, self.mask, info
+
+    def _drain_info(self) -> dict:
+        acc, cls = self._acc.tolist(), self.env_cls
+        self._acc[:] = 0.0
+        n = acc[0]
+        info = {"episodes": int(n), "episode_return": acc[1] / n, "episode_length": acc[2] / n}
+        for m, name in enumerate(cls.metrics):
+            info[name] = acc[3 + m] / n
+        base = 3 + max(1, len(cls.metrics))
+        for p, name in enumerate(cls.phases):
+            info[f"phase/{name}"] = int(acc[base + p])
+        return info
+
+    # -- snapshots ----------------------------------------------------------------
+    def snapshot(self, indices=None) -> np.ndarray:
+        """Copies of the records of ``indices`` (all envs by default)."""
+        return self.records[self._indices(indices)].copy()
+
+    def restore(self, indices, records: np.ndarray) -> None:
+        """Assign ``records`` to ``indices`` and refresh their observations."""
+        idx = self._indices(indices)
+        recs = self._as_records(records)
+        if len(recs) != len(idx):
+            raise ValueError(f"restore got {len(recs)} records for {len(idx)} indices")
+        self.records[idx] = recs
+        self._k.batch_observe(self.records, self.cfg, self.obs, self.mask, idx)
+
+    def clone(self, src, dst) -> None:
+        """Copy the state of env(s) ``src`` into env(s) ``dst``."""
+        self.restore(dst, self.records[self._indices(src)].copy())
+
+    # -- scripted policies and slow paths ------------------------------------------
+    def scripted_actions(self, name: str, out: np.ndarray | None = None) -> np.ndarray:
+        """Actions [rows, heads] of the env's scripted policy ``name`` for the current states."""
+        if name not in self._k.policy_names:
+            raise ValueError(f"env {self.env_cls.name!r} has no scripted policy {name!r}; known: {self._k.policy_names}")
+        if out is None:
+            out = np.zeros((self.rows, len(self.heads.sizes)), np.int32)
+        getattr(self._k, f"scripted_{self._k.policy_names.index(name)}")(self.records, self.cfg, out)
+        return out
+
+    def render_ansi(self, index: int = 0) -> str:
+        """Text picture of env ``index`` (the env's ``render_ansi``)."""
+        return self.env_cls.render_ansi(self.records[index], self.config)
+
+    def describe(self, index: int = 0, agent: int = 0) -> str:
+        """Text description of env ``index`` for ``agent``."""
+        return self.env_cls.describe(self.records[index], self.config, agent)
+
+    # -- validation ----------------------------------------------------------------
+    def _indices(self, indices) -> np.ndarray:
+        if indices is None:
+            return self._all
+        idx = np.atleast_1d(np.asarray(indices))
+        if idx.dtype == np.bool_ or not np.issubdtype(idx.dtype, np.integer):
+            raise TypeError(f"env indices must be integers, got dtype {idx.dtype}")
+        if idx.size and (idx.min() < 0 or idx.max() >= self.num_envs):
+            raise IndexError(f"env indices must be in [0, {self.num_envs}), got {idx.tolist()[:8]}")
+        return idx.astype(np.int64)
+
+    def _as_records(self, records) -> np.ndarray:
+        recs = np.atleast_1d(np.asarray(records))
+        if recs.dtype != self.env_cls.record_dtype:
+            raise TypeError(f"records have dtype {recs.dtype}, expected the record dtype of env {self.env_cls.name!r}")
+        return recs
+
+    def _convert_actions(self, actions) -> np.ndarray:
+        """Validate shape and dtype, check ranges before any narrowing, return C int32."""
+        acts = np.asarray(actions)
+        n_heads = len(self.heads.sizes)
+        if acts.ndim == 1 and n_heads == 1:
+            acts = acts.reshape(-1, 1)
+        if acts.shape != self._act_shape:
+            raise ValueError(f"actions must have shape {self._act_shape} = (num_envs*num_agents, heads "
+                             f"{list(self.heads.names)}), got {acts.shape}")
+        if not np.issubdtype(acts.dtype, np.integer):
+            raise TypeError(f"actions must be integers, got dtype {acts.dtype}")
+        bad = _first_bad_action(acts, self.heads.sizes)
+        if bad >= 0:
+            raise ValueError(self._bad_action_message(acts, bad))
+        return np.ascontiguousarray(acts, dtype=np.int32)
+
+    def _bad_action_message(self, acts: np.ndarray, row: int) -> str:
+        sizes = dict(zip(self.heads.names, self.heads.sizes.tolist()))
+        return f"action row {row} is {acts[row].tolist()}; head sizes are {sizes} (valid values 0..size-1)"

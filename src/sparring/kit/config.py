@@ -1,0 +1,71 @@
+"""Env configs: dataclass defaults, the TOML file beside the env, user overrides."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import os
+import tomllib
+from typing import Any
+
+import numpy as np
+
+
+def toml_defaults(env_cls: type) -> dict:
+    """The ``[env]`` table of ``defaults.toml`` beside the env's module, if any."""
+    try:
+        path = os.path.join(os.path.dirname(inspect.getfile(env_cls)), "defaults.toml")
+    except (TypeError, OSError):
+        return {}
+    if not os.path.exists(path):
+        return {}
+    with open(path, "rb") as fh:
+        return tomllib.load(fh).get("env", {})
+
+
+def make_config(env_cls: type, overrides: dict | None = None) -> Any:
+    """Build ``env_cls.Config`` from defaults, the TOML file and ``overrides``.
+
+    Unknown keys, wrong types and values outside a choice list raise ValueError
+    naming the key and what would be valid.
+    """
+    values = {**toml_defaults(env_cls), **(overrides or {})}
+    fields = {f.name: f for f in dataclasses.fields(env_cls.Config)}
+    unknown = sorted(set(values) - set(fields))
+    if unknown:
+        valid = ", ".join(sorted(fields)) or "(none: this env has no config)"
+        raise ValueError(f"unknown config key(s) {unknown} for env {env_cls.name!r}; valid keys: {valid}")
+    clean = {k: _coerce(env_cls.name, fields[k], v) for k, v in values.items()}
+    return env_cls.Config(**clean)
+
+
+def _coerce(env_name: str, f: dataclasses.Field, value: Any) -> Any:
+    where = f"config key {f.name!r} of env {env_name!r}"
+    if "choices" in f.metadata:
+        if value not in f.metadata["choices"]:
+            raise ValueError(f"{where} is {value!r}; valid values: {list(f.metadata['choices'])}")
+        return value
+    kind = {"bool": bool, "int": int, "float": float}.get(f.type, f.type)
+    if kind is bool:
+        if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
+            return value.lower() in ("true", "1")
+        if isinstance(value, (bool, np.bool_)):
+            return bool(value)
+        raise ValueError(f"{where} must be a bool, got {value!r}")
+    try:
+        if kind is int and isinstance(value, float) and not value.is_integer():
+            raise ValueError
+        return kind(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{where} must be {kind.__name__}, got {value!r}") from None
+
+
+def config_record(env_cls: type, config: Any) -> np.ndarray:
+    """The config as a one-element structured array (kernels get element 0)."""
+    rec = np.zeros(1, env_cls.cfg_dtype)
+    for f in dataclasses.fields(config):
+        value = getattr(config, f.name)
+        if "choices" in f.metadata:
+            value = f.metadata["choices"].index(value)
+        rec[f.name] = value
+    return rec

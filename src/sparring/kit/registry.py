@@ -1,0 +1,47 @@
+"""Env registry: names to env classes, lazily imported, plus the ``sparring.envs`` entry points."""
+
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import entry_points
+
+from sparring.kit.batch import BatchedEnv
+
+_REGISTRY: dict[str, object] = {}
+ENTRY_POINT_GROUP = "sparring.envs"
+
+
+def register(name: str, target) -> None:
+    """Register an env class, or a ``"module:Class"`` string imported on first use."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"env name must be a non-empty string, got {name!r}")
+    _REGISTRY[name] = target
+
+
+def _load_entry_points() -> None:
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        _REGISTRY.setdefault(ep.name, ep.value)
+
+
+def names() -> list[str]:
+    """Every registered env name, sorted."""
+    _load_entry_points()
+    return sorted(_REGISTRY)
+
+
+def get(name: str) -> type:
+    """The env class registered as ``name``; unknown names list the known ones."""
+    _load_entry_points()
+    if name not in _REGISTRY:
+        raise LookupError(f"unknown env {name!r}; known envs: {', '.join(names()) or '(none)'}")
+    target = _REGISTRY[name]
+    if isinstance(target, str):
+        module, _, attr = target.partition(":")
+        target = getattr(importlib.import_module(module), attr)
+        _REGISTRY[name] = target
+    return target
+
+
+def make(name: str, num_envs: int = 1, seed: int = 0, **config):
+    """A :class:`~sparring.kit.batch.BatchedEnv` of the env registered as ``name``."""
+    return BatchedEnv(get(name), num_envs=num_envs, seed=seed, **config)

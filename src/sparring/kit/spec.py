@@ -1,0 +1,191 @@
+"""What an env author declares: observation, action heads, state record, config.
+
+An env is a subclass of :class:`Env` with class attributes and Numba kernels.
+``__init_subclass__`` validates the declaration at import time, so a mistake is
+reported where it was made, not at the first step.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, ClassVar
+
+import numpy as np
+from numba import njit
+
+KIT_FIELDS = ("rng", "tick", "phase")
+
+
+def kernel(fn: Callable) -> Any:
+    """Compile an env kernel (``reset``, ``step``, ``observe``, a scripted policy).
+
+    Kernels run over ONE record ``s``; the kit inlines them into its batched
+    loops, so small helpers cost nothing.
+    """
+    return njit(cache=True, inline="always")(fn)
+
+
+@dataclasses.dataclass(frozen=True)
+class Obs:
+    """Per-agent observation: a flat vector of ``size`` values of ``dtype`` in [low, high]."""
+
+    size: int
+    dtype: Any = np.float32
+    low: float = -np.inf
+    high: float = np.inf
+
+    def __post_init__(self):
+        if int(self.size) <= 0:
+            raise ValueError(f"Obs size must be a positive int, got {self.size!r}")
+        object.__setattr__(self, "dtype", np.dtype(self.dtype))
+
+
+class Heads:
+    """Multi-discrete action heads, in order: ``Heads(move=5, attack=4)``."""
+
+    def __init__(self, **sizes: int):
+        if not sizes:
+            raise ValueError("Heads needs at least one head, e.g. Heads(move=5)")
+        for name, n in sizes.items():
+            if not isinstance(n, (int, np.integer)) or n < 1:
+                raise ValueError(f"action head {name!r} must have a positive int size, got {n!r}")
+        self.names = tuple(sizes)
+        self.sizes = np.array([int(n) for n in sizes.values()], dtype=np.int32)
+
+    @property
+    def total(self) -> int:
+        """Length of the flat action mask: the sum of head sizes."""
+        return int(self.sizes.sum())
+
+    @property
+    def offsets(self) -> np.ndarray:
+        """Where each head's slice of the flat mask starts."""
+        return np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(np.int32)
+
+    def __repr__(self) -> str:
+        return "Heads(" + ", ".join(f"{n}={s}" for n, s in zip(self.names, self.sizes)) + ")"
+
+
+@dataclasses.dataclass
+class NoConfig:
+    """An env without knobs."""
+
+
+def choice(default: str, choices: tuple[str, ...], doc: str) -> Any:
+    """A string config field stored in kernels as the index of its value in ``choices``."""
+    if default not in choices:
+        raise ValueError(f"default {default!r} is not one of {choices}")
+    return dataclasses.field(default=default, metadata={"choices": tuple(choices), "doc": doc})
+
+
+def knob(default: Any, doc: str) -> Any:
+    """A numeric or bool config field with its documentation."""
+    return dataclasses.field(default=default, metadata={"doc": doc})
+
+
+class Env:
+    """Base class of every environment: declarations plus kernels over one record.
+
+    Class attributes to declare:
+      name: registry name; num_agents: agent rows per env;
+      obs: an :class:`Obs`, or a function of the config returning one;
+      actions: :class:`Heads`; state: ``{field: dtype | (dtype, shape)}``;
+      phases: phase names (``s.phase`` indexes them); metrics: episode metric
+      names (``s.metrics[i]``, reported when an episode ends);
+      Config: a dataclass of knobs; scripted: ``{name: kernel}`` policies
+      ``(s, cfg, agent, act)``; best_scripted: the strongest of them.
+    Kernels (static, compiled with :func:`kernel`):
+      ``reset(s, cfg)``, ``step(s, cfg, act, rew, term, trunc)`` with ``act``
+      of shape [agents, heads] and per-agent ``rew/term/trunc``, and
+      ``observe(s, cfg, obs, mask)`` with [agents, ...] views.
+    Optional slow paths (plain Python over one record ``s`` and config ``cfg``):
+      ``render_ansi(s, cfg)``, ``render_rgb(s, cfg)``, ``describe(s, cfg, agent)``,
+      ``invariants(s, cfg)`` -> list of messages, ``cell(s, cfg)`` -> hashable.
+    """
+
+    name: ClassVar[str]
+    num_agents: ClassVar[int] = 1
+    obs: ClassVar[Any]
+    actions: ClassVar[Heads]
+    state: ClassVar[dict]
+    phases: ClassVar[tuple] = ("play",)
+    metrics: ClassVar[tuple] = ()
+    Config: ClassVar[type] = NoConfig
+    scripted: ClassVar[dict] = {}
+    best_scripted: ClassVar[str | None] = None
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        if "name" not in cls.__dict__:
+            return  # an intermediate base class
+        _validate(cls)
+        cls.record_dtype = build_record_dtype(cls)
+        cls.cfg_dtype = build_config_dtype(cls.Config)
+
+    @classmethod
+    def obs_spec(cls, config: Any) -> Obs:
+        """The observation spec for this config."""
+        return cls.obs(config) if callable(cls.obs) else cls.obs
+
+    @staticmethod
+    def invariants(s, cfg) -> list[str]:
+        """Messages for violated invariants; none declared by default."""
+        return []
+
+
+def _validate(cls: type) -> None:
+    where = f"env {cls.__name__}"
+    for attr in ("actions", "state", "obs"):
+        if not hasattr(cls, attr):
+            raise TypeError(f"{where} must declare `{attr}`")
+    for k in ("reset", "step", "observe"):
+        if not hasattr(getattr(cls, k, None), "py_func"):
+            raise TypeError(f"{where}: `{k}` must be a kernel (decorate it with @kernel)")
+    if not isinstance(cls.actions, Heads):
+        raise TypeError(f"{where}: `actions` must be Heads(...), got {cls.actions!r}")
+    if int(cls.num_agents) < 1:
+        raise ValueError(f"{where}: num_agents must be >= 1, got {cls.num_agents}")
+    if not cls.phases:
+        raise ValueError(f"{where}: phases needs at least one name")
+    clash = set(cls.state) & (set(KIT_FIELDS) | {"ep_return", "metrics"})
+    if clash:
+        raise ValueError(f"{where}: state fields {sorted(clash)} are reserved by the kit")
+    if not dataclasses.is_dataclass(cls.Config):
+        raise TypeError(f"{where}: Config must be a dataclass")
+    for name, fn in cls.scripted.items():
+        if not hasattr(fn, "py_func"):
+            raise TypeError(f"{where}: scripted policy {name!r} must be a kernel")
+    if cls.best_scripted is not None and cls.best_scripted not in cls.scripted:
+        raise ValueError(f"{where}: best_scripted {cls.best_scripted!r} is not in scripted {sorted(cls.scripted)}")
+
+
+def build_record_dtype(cls: type) -> np.dtype:
+    """One aligned structured dtype: kit fields, the env's state, episode return, metrics."""
+    fields = [("rng", np.uint64), ("tick", np.int32), ("phase", np.int32)]
+    for name, spec in cls.state.items():
+        if isinstance(spec, tuple):
+            fields.append((name, np.dtype(spec[0]), spec[1]))
+        else:
+            fields.append((name, np.dtype(spec)))
+    fields.append(("ep_return", np.float32, (int(cls.num_agents),)))
+    fields.append(("metrics", np.float32, (max(1, len(cls.metrics)),)))
+    return np.dtype(fields, align=True)
+
+
+def build_config_dtype(config_cls: type) -> np.dtype:
+    """The config as a numeric record: bools as u1, ints as i8, floats as f8, choices as i8."""
+    fields = []
+    for f in dataclasses.fields(config_cls):
+        if "choices" in f.metadata:
+            fields.append((f.name, np.int64))
+        elif f.type in (bool, "bool"):
+            fields.append((f.name, np.bool_))
+        elif f.type in (int, "int"):
+            fields.append((f.name, np.int64))
+        elif f.type in (float, "float"):
+            fields.append((f.name, np.float64))
+        else:
+            raise TypeError(f"config field {f.name!r} has type {f.type!r}; valid: int, float, bool, or choice(...)")
+    if not fields:
+        fields.append(("_unused", np.int64))
+    return np.dtype(fields, align=True)
