@@ -1,0 +1,68 @@
+"""Reward audit: trivial policies next to the env's best scripted policy."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from sparring.kit.batch import BatchedEnv
+from sparring.kit.check.play import allowed_actions
+from sparring.kit.check.report import Report
+
+
+def _policies(cls, rows: int, max_constants: int = 12):
+    """(name, function of env -> actions) for noop, random, constant actions and scripted policies."""
+    n_heads = len(cls.actions.sizes)
+    rng = np.random.default_rng(0)
+    out = [("noop", lambda env: np.zeros((rows, n_heads), np.int32)),
+           ("random", lambda env: allowed_actions(env.mask, env.heads.sizes, rng.random((rows, n_heads))))]
+    constants = [(h, v) for h, size in enumerate(cls.actions.sizes) for v in range(1, int(size))]
+    for h, v in constants[:max_constants]:
+        act = np.zeros((rows, n_heads), np.int32)
+        act[:, h] = v
+        out.append((f"always {cls.actions.names[h]}={v}", lambda env, a=act: a))
+    for name in cls.scripted:
+        out.append((f"scripted:{name}", lambda env, n=name: env.scripted_actions(n)))
+    return out
+
+
+def episode_returns(env: BatchedEnv, policy, episodes: int, max_steps: int) -> np.ndarray:
+    """Mean-over-agents return of the first ``episodes`` episodes that finish within ``max_steps`` steps."""
+    returns: list[float] = []
+    for _ in range(max_steps):
+        env.step(policy(env))
+        if env.done.any():
+            returns.extend(env._ep_buf[env.done, 0].tolist())
+            if len(returns) >= episodes:
+                break
+    return np.asarray(returns[:episodes])
+
+
+def reward_audit(report: Report, cls, config: dict, seed: int, episodes: int = 200, num_envs: int = 32,
+                 max_steps: int = 5000) -> None:
+    """Mean return with a 95% interval per policy; warn when a trivial one matches the best scripted."""
+    rows = num_envs * cls.num_agents
+    stats = {}
+    for name, policy in _policies(cls, rows):
+        env = BatchedEnv(cls, num_envs=num_envs, seed=seed, **config)
+        r = episode_returns(env, policy, episodes, max_steps)
+        if len(r) == 0:
+            report.add("reward audit", "warn", f"policy {name!r} finished no episode in {max_steps} steps: "
+                       "is there a time limit?")
+            continue
+        half = 1.96 * r.std(ddof=1) / math.sqrt(len(r)) if len(r) > 1 else float("inf")
+        stats[name] = (r.mean(), half, len(r))
+    table = "; ".join(f"{n} {m:+.3f}±{h:.3f} (n={k})" for n, (m, h, k) in stats.items())
+    best = f"scripted:{cls.best_scripted}" if cls.best_scripted else None
+    if best is None or best not in stats:
+        report.add("reward audit", "warn", f"no best scripted policy to compare against; mean returns: {table}")
+        return
+    b_mean, b_half, _ = stats[best]
+    trivial = [n for n in stats if not n.startswith("scripted:")]
+    matched = [n for n in trivial if stats[n][0] + stats[n][1] >= b_mean - b_half]
+    if matched:
+        report.add("reward audit", "warn", f"trivial policies {matched} score as well as {best} "
+                   f"(intervals overlap): is the reward honest? mean returns: {table}")
+    else:
+        report.add("reward audit", "pass", f"{best} beats every trivial policy; mean returns: {table}")
