@@ -161,7 +161,9 @@ class BatchedEnv:
     # -- snapshots ----------------------------------------------------------------
     def snapshot(self, indices=None) -> np.ndarray:
         """Copies of the records of ``indices`` (all envs by default)."""
-        return self.records[self._indices(indices)].copy()
+        if indices is None:
+            return self.records.copy()
+        return self.records[self._indices(indices)]
 
     def restore(self, indices, records: np.ndarray) -> None:
         """Assign ``records`` to ``indices`` and refresh their observations."""
@@ -169,7 +171,10 @@ class BatchedEnv:
         recs = self._as_records(records)
         if len(recs) != len(idx):
             raise ValueError(f"restore got {len(recs)} records for {len(idx)} indices")
-        self.records[idx] = recs
+        if indices is None:
+            self.records[:] = recs
+        else:
+            self.records[idx] = recs
         self._k.batch_observe(self.records, self.cfg, self.obs, self.mask, idx)
 
     def clone(self, src, dst) -> None:

@@ -27,7 +27,7 @@ A = {agents}
 NM = {metrics}
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, error_model="numpy")
 def batch_reset(recs, cfgs, blank, states, obs, mask, idx):
     for k in range(idx.shape[0]):
         cfg = cfgs[0]
@@ -39,14 +39,14 @@ def batch_reset(recs, cfgs, blank, states, obs, mask, idx):
         _observe(s, cfg, obs[i * A:(i + 1) * A], mask[i * A:(i + 1) * A])
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, error_model="numpy")
 def batch_observe(recs, cfgs, obs, mask, idx):
     for k in range(idx.shape[0]):
         i = idx[k]
         _observe(recs[i], cfgs[0], obs[i * A:(i + 1) * A], mask[i * A:(i + 1) * A])
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, error_model="numpy")
 def batch_step(recs, cfgs, blank, actions, sizes, rew, term, trunc, obs, mask, done,
                ep_buf, acc, pool, pool_prob, autoreset, keep_final, final_obs):
     for r in range(actions.shape[0]):
@@ -107,7 +107,7 @@ def batch_step(recs, cfgs, blank, actions, sizes, rew, term, trunc, obs, mask, d
 
 _SCRIPTED = '''
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, error_model="numpy")
 def scripted_{k}(recs, cfgs, out):
     for i in range(recs.shape[0]):
         for a in range(A):

@@ -15,7 +15,7 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 _STAR = np.uint64(0x2545F4914F6CDD1D)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def mix_seed(seed, index):
     """SplitMix64 of (seed, index): a well-spread, never-zero generator state."""
     z = np.uint64(seed) + (np.uint64(index) + np.uint64(1)) * _GOLDEN
@@ -27,7 +27,7 @@ def mix_seed(seed, index):
     return z
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def rand_u64(s):
     """Advance the record's generator and return 64 random bits."""
     x = s.rng
@@ -38,13 +38,13 @@ def rand_u64(s):
     return x * _STAR
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def rand_int(s, n):
     """Uniform integer in [0, n) (n > 0), from the record's generator."""
     return np.int64((rand_u64(s) >> np.uint64(11)) % np.uint64(n))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def rand_float(s):
     """Uniform float in [0, 1), from the record's generator."""
     return (rand_u64(s) >> np.uint64(11)) * (1.0 / 9007199254740992.0)

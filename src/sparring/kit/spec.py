@@ -22,7 +22,7 @@ def kernel(fn: Callable) -> Any:
     Kernels run over ONE record ``s``; the kit inlines them into its batched
     loops, so small helpers cost nothing.
     """
-    return njit(cache=True, inline="always")(fn)
+    return njit(cache=True, inline="always", error_model="numpy")(fn)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,0 +1,27 @@
+# `make demo` and `make test` work on a fresh machine: each creates .venv and installs what it needs.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+export NUMBA_CACHE_DIR ?= $(CURDIR)/.cache/numba
+
+.PHONY: setup demo test bench-c clean
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	# torch: the CPU wheel of 2.13.0; a bare `torch` requirement would pull a multi-GB CUDA build
+	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e ".[dev]"
+	touch $@
+
+setup: $(VENV)/.installed
+
+demo: setup
+	$(VENV)/bin/sparring bench squared
+
+test: setup
+	$(PY) -m pytest -q
+
+bench-c: setup
+	$(PY) benchmarks/squared_vs_c.py
+
+clean:
+	rm -rf $(VENV) .cache

@@ -1,0 +1,116 @@
+"""``sparring bench ENV``: throughput, compile time, snapshot cost, step-path allocations."""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from sparring.kit.batch import BatchedEnv
+from sparring.kit.registry import get
+
+SIZES = (1, 64, 1024, 4096)
+
+_PROBE = """
+import json, os, sys, time
+t0 = time.perf_counter()
+import numpy as np, sparring
+from sparring.kit.registry import get
+cls = get(sys.argv[1])
+env = sparring.kit.BatchedEnv(cls, num_envs=64, **json.loads(sys.argv[2]))
+acts = np.zeros((env.rows, len(env.heads.sizes)), np.int32)
+env.step(acts)
+ready = time.perf_counter() - t0
+from numba.core.runtime import rtsys
+before = rtsys.get_allocation_stats().alloc
+for _ in range(1000):
+    env.step(acts)
+print(json.dumps({"seconds": ready, "allocs_per_1000_steps": rtsys.get_allocation_stats().alloc - before}))
+"""
+
+
+def _random_actions(env: BatchedEnv, count: int, seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [np.ascontiguousarray(rng.integers(0, env.heads.sizes, (env.rows, len(env.heads.sizes))), np.int32)
+            for _ in range(count)]
+
+
+def throughput(cls, num_envs: int, repeats: int = 5, seconds: float = 0.3, seed: int = 0, **config) -> dict:
+    """Agent-steps per second of ``step`` with random actions: median, min and max over repeats."""
+    env = BatchedEnv(cls, num_envs=num_envs, seed=seed, **config)
+    acts = _random_actions(env, 16, seed)
+    env.step(acts[0])
+    calls, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < 0.05:
+        env.step(acts[calls % 16])
+        calls += 1
+    per_repeat = max(16, int(calls * seconds / 0.05))
+    rates = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        for k in range(per_repeat):
+            env.step(acts[k % 16])
+        rates.append(env.rows * per_repeat / (time.perf_counter() - t))
+    return {"num_envs": num_envs, "median": statistics.median(rates), "min": min(rates), "max": max(rates)}
+
+
+def snapshot_cost(cls, num_envs: int = 1024, repeats: int = 200, **config) -> dict:
+    """Median microseconds of ``snapshot()`` and of ``restore()`` over all envs."""
+    env = BatchedEnv(cls, num_envs=num_envs, **config)
+    snap_t, restore_t = [], []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        snap = env.snapshot()
+        snap_t.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        env.restore(None, snap)
+        restore_t.append(time.perf_counter() - t)
+    return {"num_envs": num_envs, "snapshot_us": 1e6 * statistics.median(snap_t),
+            "restore_us": 1e6 * statistics.median(restore_t)}
+
+
+def startup(name: str, config: dict) -> dict:
+    """Cold (empty Numba cache) and warm start-to-first-step seconds, and NRT allocations in steps."""
+    with tempfile.TemporaryDirectory() as cache:
+        envvars = {**os.environ, "NUMBA_CACHE_DIR": cache, "NUMBA_NRT_STATS": "1"}
+        runs = []
+        for _ in range(2):
+            out = subprocess.run([sys.executable, "-c", _PROBE, name, json.dumps(config)], env=envvars,
+                                 capture_output=True, text=True, check=True)
+            runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    return {"cold_s": runs[0]["seconds"], "warm_s": runs[1]["seconds"],
+            "allocs_per_1000_steps": runs[1]["allocs_per_1000_steps"]}
+
+
+def bench(name: str, sizes=SIZES, repeats: int = 5, seconds: float = 0.3, compile_times: bool = True,
+          **config) -> dict:
+    """Every figure of ``sparring bench`` for the env registered as ``name``."""
+    cls = get(name)
+    result = {"env": name, "config": config,
+              "throughput": [throughput(cls, n, repeats, seconds, **config) for n in sizes],
+              "snapshot": snapshot_cost(cls, **config)}
+    if compile_times:
+        result["startup"] = startup(name, config)
+    return result
+
+
+def format_bench(result: dict) -> str:
+    """Human-readable lines for a :func:`bench` result."""
+    lines = [f"sparring bench {result['env']} (one core, random actions)",
+             f"{'num_envs':>9}  {'agent-steps/s (median)':>22}  {'min - max':>21}"]
+    for row in result["throughput"]:
+        lines.append(f"{row['num_envs']:>9}  {row['median'] / 1e6:>20.2f} M  "
+                     f"{row['min'] / 1e6:>8.2f} - {row['max'] / 1e6:.2f} M")
+    s = result["snapshot"]
+    lines.append(f"snapshot {s['num_envs']} envs: {s['snapshot_us']:.1f} us, restore: {s['restore_us']:.1f} us")
+    if "startup" in result:
+        st = result["startup"]
+        lines.append(f"start to first step: cold {st['cold_s']:.2f} s (empty Numba cache), warm {st['warm_s']:.2f} s")
+        lines.append(f"Numba allocations in 1000 steps: {st['allocs_per_1000_steps']}")
+    return "\n".join(lines)

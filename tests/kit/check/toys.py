@@ -1,0 +1,181 @@
+"""Small toy envs for the doctor's tests: one honest walk and one deliberately broken variant per check."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from sparring.kit import Env, Heads, Obs, kernel, knob, rand_int
+
+LENGTH = 8
+STAY, LEFT, RIGHT = 0, 1, 2
+
+
+@dataclass
+class WalkConfig:
+    """Knobs of the toy walk."""
+
+    speed: int = knob(1, "tiles per move")
+    visits: int = knob(0, "a counter only the broken HidesState env (ab)uses")
+
+
+@kernel
+def walk_reset(s, cfg):
+    s.pos = 0
+    s.goal = 2 + rand_int(s, LENGTH - 2)
+
+
+@kernel
+def walk_step(s, cfg, act, rew, term, trunc):
+    move = act[0, 0]
+    if move == LEFT and s.pos > 0:
+        s.pos -= 1
+    elif move == RIGHT and s.pos < LENGTH:
+        s.pos = min(LENGTH, s.pos + cfg.speed)
+    if s.pos == s.goal:
+        rew[0] = 1.0
+        term[0] = True
+        s.metrics[0] = 1.0
+    elif s.tick >= 20:
+        trunc[0] = True
+    s.phase = 1 if s.pos * 2 >= s.goal else 0
+
+
+@kernel
+def walk_observe(s, cfg, obs, mask):
+    obs[0, 0] = s.pos / LENGTH
+    obs[0, 1] = s.goal / LENGTH
+    mask[0, STAY] = True
+    mask[0, LEFT] = s.pos > 0
+    mask[0, RIGHT] = s.pos < LENGTH
+
+
+@kernel
+def walk_to_goal(s, cfg, agent, act):
+    act[0] = RIGHT if s.pos < s.goal else LEFT
+
+
+class Walk(Env):
+    """Walk right to the goal; left is masked at the wall, where it would do nothing."""
+
+    name = "toy_walk"
+    obs = Obs(2, np.float32, low=0.0, high=1.0)
+    actions = Heads(move=3)
+    state = {"pos": "i4", "goal": "i4"}
+    phases = ("far", "near")
+    metrics = ("reached",)
+    Config = WalkConfig
+    reset, step, observe = walk_reset, walk_step, walk_observe
+    scripted = {"to_goal": walk_to_goal}
+    best_scripted = "to_goal"
+
+    @staticmethod
+    def invariants(s, cfg):
+        return [] if 0 <= s["pos"] <= LENGTH else [f"pos {s['pos']} off the line"]
+
+
+@kernel
+def np_random_step(s, cfg, act, rew, term, trunc):
+    walk_step(s, cfg, act, rew, term, trunc)
+    if np.random.random() < 0.3 and s.pos > 0:
+        s.pos -= 1
+
+
+class UsesNpRandom(Walk):
+    """Broken: draws from np.random inside a kernel."""
+
+    name = "toy_np_random"
+    step = np_random_step
+
+
+@kernel
+def hidden_state_step(s, cfg, act, rew, term, trunc):
+    walk_step(s, cfg, act, rew, term, trunc)
+    cfg.visits += 1
+    if cfg.visits % 5 == 0 and s.pos > 0:
+        s.pos -= 1
+
+
+class HidesState(Walk):
+    """Broken: keeps a counter in the shared config record."""
+
+    name = "toy_hidden_state"
+    step = hidden_state_step
+
+
+@kernel
+def lying_observe(s, cfg, obs, mask):
+    walk_observe(s, cfg, obs, mask)
+    if s.tick % 2 == 0:
+        mask[0, RIGHT] = False
+
+
+class LiesInMask(Walk):
+    """Broken: masks RIGHT on even ticks although RIGHT still moves."""
+
+    name = "toy_lying_mask"
+    observe = lying_observe
+
+
+@kernel
+def nan_observe(s, cfg, obs, mask):
+    walk_observe(s, cfg, obs, mask)
+    if s.tick == 5:
+        obs[0, 0] = np.nan
+
+
+class EmitsNaN(Walk):
+    """Broken: a NaN observation at tick 5."""
+
+    name = "toy_nan"
+    observe = nan_observe
+
+
+@kernel
+def loud_observe(s, cfg, obs, mask):
+    walk_observe(s, cfg, obs, mask)
+    obs[0, 1] = s.goal
+
+
+class ExceedsBounds(Walk):
+    """Broken: an observation above its declared high of 1."""
+
+    name = "toy_out_of_bounds"
+    observe = loud_observe
+
+
+@kernel
+def empty_mask_observe(s, cfg, obs, mask):
+    walk_observe(s, cfg, obs, mask)
+    if s.tick == 3:
+        mask[0, :] = False
+
+
+class ForbidsEverything(Walk):
+    """Broken: a mask that forbids every move at tick 3."""
+
+    name = "toy_empty_mask"
+    observe = empty_mask_observe
+
+
+class BreaksInvariant(Walk):
+    """Broken: declares an invariant that play violates."""
+
+    name = "toy_invariant"
+
+    @staticmethod
+    def invariants(s, cfg):
+        return [f"pos {s['pos']} beyond 3"] if s["pos"] > 3 else []
+
+
+@kernel
+def lazy_step(s, cfg, act, rew, term, trunc):
+    rew[0] = 1.0 if act[0, 0] == STAY else 0.0
+    if s.tick >= 10:
+        trunc[0] = True
+
+
+class RewardsIdling(Walk):
+    """Dishonest reward: standing still pays as well as any plan."""
+
+    name = "toy_idle_reward"
+    step = lazy_step
