@@ -68,6 +68,12 @@ class BatchedEnv:
         self.num_agents = int(env_cls.num_agents)
         self.rows = self.num_envs * self.num_agents
         self.obs_spec = env_cls.obs_spec(self.config)
+        seats = env_cls.learner_seats(self.config)
+        self.learner_rows = np.zeros(self.num_envs * self.num_agents, np.bool_)
+        self._seat_weight = np.zeros(self.num_agents, np.float64)
+        for seat in seats:
+            self.learner_rows[seat::self.num_agents] = True
+            self._seat_weight[seat] = 1.0 / len(seats)
         self.heads = env_cls.actions
         self.seed = int(seed)
         self.autoreset = bool(autoreset)
@@ -131,16 +137,19 @@ class BatchedEnv:
         """Advance every env one tick with ``actions`` [rows, heads] (ints).
 
         Returns ``(obs, rewards, terminals, truncations, mask, info)``; ``info``
-        aggregates the episodes that finished in this call (empty if none).
+        aggregates the episodes that finished in this call (empty if none):
+        ``episodes`` (count), ``episode_return`` (mean over learner seats),
+        ``episode_length`` (ticks), each metric's mean, and ``phase/<name>``
+        (how many ended in that phase).
         """
         acts = actions
         if type(acts) is not np.ndarray or acts.dtype != np.int32 or acts.shape != self._act_shape \
                 or not acts.flags.c_contiguous:
             acts = self._convert_actions(actions)
-        bad = self._k.batch_step(self.records, self.cfg, self._blank, acts, self.heads.sizes, self.rewards,
-                                 self.terminals, self.truncations, self.obs, self.mask, self.done, self._ep_buf,
-                                 self._acc, self._pool, self._pool_prob, self.autoreset, self.keep_final,
-                                 self.final_obs)
+        bad = self._k.batch_step(self.records, self.cfg, self._blank, acts, self.heads.sizes, self._seat_weight,
+                                 self.rewards, self.terminals, self.truncations, self.obs, self.mask, self.done,
+                                 self._ep_buf, self._acc, self._pool, self._pool_prob, self.autoreset,
+                                 self.keep_final, self.final_obs)
         if bad >= 0:
             raise ValueError(self._bad_action_message(acts, bad))
         info = self._drain_info() if self._acc[0] > 0 else {}

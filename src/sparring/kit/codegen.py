@@ -47,7 +47,7 @@ def batch_observe(recs, cfgs, obs, mask, idx):
 
 
 @njit(cache=CACHE, error_model="numpy")
-def batch_step(recs, cfgs, blank, actions, sizes, rew, term, trunc, obs, mask, done,
+def batch_step(recs, cfgs, blank, actions, sizes, seat_weight, rew, term, trunc, obs, mask, done,
                ep_buf, acc, pool, pool_prob, autoreset, keep_final, final_obs):
     for r in range(actions.shape[0]):
         for h in range(sizes.shape[0]):
@@ -70,12 +70,12 @@ def batch_step(recs, cfgs, blank, actions, sizes, rew, term, trunc, obs, mask, d
         ep_return = s.ep_return
         for a in range(A):
             ep_return[a] = ep_return[a] + rew[lo + a]
-            total += ep_return[a]
+            total += ep_return[a] * seat_weight[a]
             if not (term[lo + a] or trunc[lo + a]):
                 ended = False
         done[i] = ended
         if ended:
-            ep_buf[i, 0] = total / A
+            ep_buf[i, 0] = total
             ep_buf[i, 1] = s.tick
             ep_buf[i, 2] = s.phase
             for m in range(NM):

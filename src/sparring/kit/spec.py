@@ -98,6 +98,7 @@ class Env:
       ``reset(s, cfg)``, ``step(s, cfg, act, rew, term, trunc)`` with ``act``
       of shape [agents, heads] and per-agent ``rew/term/trunc``, and
       ``observe(s, cfg, obs, mask)`` with [agents, ...] views.
+    learner_seats(cfg): seats fed from outside (default all).
     Optional slow paths (plain Python over one record ``s`` and config ``cfg``):
       ``render_ansi(s, cfg)``, ``render_rgb(s, cfg)``, ``describe(s, cfg, agent)``,
       ``invariants(s, cfg)`` -> list of messages, ``cell(s, cfg)`` -> hashable.
@@ -126,6 +127,16 @@ class Env:
     def obs_spec(cls, config: Any) -> Obs:
         """The observation spec for this config."""
         return cls.obs(config) if callable(cls.obs) else cls.obs
+
+    @classmethod
+    def learner_seats(cls, config: Any) -> tuple[int, ...]:
+        """Seats whose actions come from outside (all by default).
+
+        An env whose config hands some seats to a scripted policy inside the
+        kernels (e.g. ``opponent="robot"``) returns the others; the actions given
+        for scripted seats are ignored, and trainers learn only from learner rows.
+        """
+        return tuple(range(cls.num_agents))
 
     @staticmethod
     def invariants(s, cfg) -> list[str]:
