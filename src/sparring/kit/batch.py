@@ -55,6 +55,11 @@ class BatchedEnv:
       keep_final: also write the final observation of finished envs to
         ``final_obs`` (for Gymnasium's same-step autoreset).
       **config: env config overrides (see ``env_cls.Config``).
+
+    Attributes: ``records`` (the whole state), the row buffers ``obs``, ``mask``,
+    ``rewards``, ``terminals``, ``truncations``; per env ``done`` (its episode
+    ended in the last step) and ``ended_return`` (that episode's return, mean
+    over learner seats); ``learner_rows`` (rows whose actions the env uses).
     """
 
     def __init__(self, env_cls: type, num_envs: int = 1, seed: int = 0, autoreset: bool = True,
@@ -96,7 +101,7 @@ class BatchedEnv:
         self.truncations = np.zeros(self.rows, np.bool_)
         self.done = np.zeros(self.num_envs, np.bool_)
         n_metrics = max(1, len(self.env_cls.metrics))
-        self._ep_buf = np.zeros((self.num_envs, 3 + n_metrics), np.float64)
+        self.ended_return = np.zeros(self.num_envs, np.float64)
         self._acc = np.zeros(3 + n_metrics + len(self.env_cls.phases), np.float64)
         self._all = np.arange(self.num_envs, dtype=np.int64)
         self._act_shape = (self.rows, len(self.heads.sizes))
@@ -113,6 +118,7 @@ class BatchedEnv:
     def reset_envs(self, indices, records: np.ndarray | None = None) -> None:
         """Per env: a fresh episode seeded from (seed, index), or load ``records``."""
         idx = self._indices(indices)
+        self.done[idx] = False
         if records is None:
             states = _seed_states(np.uint64(self.seed % 2**64), idx)
             self._k.batch_reset(self.records, self.cfg, self._blank, states, self.obs, self.mask, idx)
@@ -148,7 +154,7 @@ class BatchedEnv:
             acts = self._convert_actions(actions)
         bad = self._k.batch_step(self.records, self.cfg, self._blank, acts, self.heads.sizes, self._seat_weight,
                                  self.rewards, self.terminals, self.truncations, self.obs, self.mask, self.done,
-                                 self._ep_buf, self._acc, self._pool, self._pool_prob, self.autoreset,
+                                 self.ended_return, self._acc, self._pool, self._pool_prob, self.autoreset,
                                  self.keep_final, self.final_obs)
         if bad >= 0:
             raise ValueError(self._bad_action_message(acts, bad))
@@ -184,11 +190,15 @@ class BatchedEnv:
             self.records[:] = recs
         else:
             self.records[idx] = recs
+        self.done[idx] = False
         self._k.batch_observe(self.records, self.cfg, self.obs, self.mask, idx)
 
     def clone(self, src, dst) -> None:
-        """Copy the state of env(s) ``src`` into env(s) ``dst``."""
-        self.restore(dst, self.records[self._indices(src)].copy())
+        """Copy the state of env(s) ``src`` into env(s) ``dst`` (one source may fill many)."""
+        recs, dst_idx = self.records[self._indices(src)], self._indices(dst)
+        if len(recs) == 1:
+            recs = np.repeat(recs, len(dst_idx))
+        self.restore(dst_idx, recs)
 
     # -- scripted policies and slow paths ------------------------------------------
     def scripted_actions(self, name: str, out: np.ndarray | None = None) -> np.ndarray:

@@ -48,7 +48,7 @@ def batch_observe(recs, cfgs, obs, mask, idx):
 
 @njit(cache=CACHE, error_model="numpy")
 def batch_step(recs, cfgs, blank, actions, sizes, seat_weight, rew, term, trunc, obs, mask, done,
-               ep_buf, acc, pool, pool_prob, autoreset, keep_final, final_obs):
+               ended_return, acc, pool, pool_prob, autoreset, keep_final, final_obs):
     for r in range(actions.shape[0]):
         for h in range(sizes.shape[0]):
             if actions[r, h] < 0 or actions[r, h] >= sizes[h]:
@@ -61,6 +61,9 @@ def batch_step(recs, cfgs, blank, actions, sizes, seat_weight, rew, term, trunc,
         hi = lo + A
         for a in range(lo, hi):
             rew[a] = 0.0
+        if done[i] and not autoreset:
+            continue  # a finished env waits for reset_envs
+        for a in range(lo, hi):
             term[a] = False
             trunc[a] = False
         s.tick += 1
@@ -75,11 +78,13 @@ def batch_step(recs, cfgs, blank, actions, sizes, seat_weight, rew, term, trunc,
                 ended = False
         done[i] = ended
         if ended:
-            ep_buf[i, 0] = total
-            ep_buf[i, 1] = s.tick
-            ep_buf[i, 2] = s.phase
+            ended_return[i] = total
             for m in range(NM):
-                ep_buf[i, 3 + m] = s.metrics[m]
+                acc[3 + m] += s.metrics[m]
+            acc[0] += 1.0
+            acc[1] += total
+            acc[2] += s.tick
+            acc[3 + NM + s.phase] += 1.0
             if keep_final:
                 _observe(s, cfg, final_obs[lo:hi], mask[lo:hi])
             if autoreset:
@@ -94,14 +99,6 @@ def batch_step(recs, cfgs, blank, actions, sizes, seat_weight, rew, term, trunc,
                     s.rng = state
                     _reset(s, cfg)
         _observe(s, cfg, obs[lo:hi], mask[lo:hi])
-    for i in range(n):
-        if done[i]:
-            acc[0] += 1.0
-            acc[1] += ep_buf[i, 0]
-            acc[2] += ep_buf[i, 1]
-            for m in range(NM):
-                acc[3 + m] += ep_buf[i, 3 + m]
-            acc[3 + NM + int(ep_buf[i, 2])] += 1.0
     return -1
 '''
 

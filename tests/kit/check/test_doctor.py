@@ -3,7 +3,7 @@
 import pytest
 
 from sparring.kit.check import check
-from tests.kit.check import toys
+from tests.kit import toys
 
 
 def run(cls, **kw):

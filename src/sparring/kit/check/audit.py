@@ -33,7 +33,7 @@ def episode_returns(env: BatchedEnv, policy, episodes: int, max_steps: int) -> n
     for _ in range(max_steps):
         env.step(policy(env))
         if env.done.any():
-            returns.extend(env._ep_buf[env.done, 0].tolist())
+            returns.extend(env.ended_return[env.done].tolist())
             if len(returns) >= episodes:
                 break
     return np.asarray(returns[:episodes])

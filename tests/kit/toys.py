@@ -179,3 +179,60 @@ class RewardsIdling(Walk):
 
     name = "toy_idle_reward"
     step = lazy_step
+
+
+@kernel
+def pair_reset(s, cfg):
+    for a in range(2):
+        s.pos[a] = 0
+        s.arrived[a] = False
+    s.goal = 2 + rand_int(s, LENGTH - 2)
+
+
+@kernel
+def pair_step(s, cfg, act, rew, term, trunc):
+    for a in range(2):
+        if s.arrived[a]:
+            term[a] = True  # a finished agent stays terminated until the episode ends
+            continue
+        if act[a, 0] == RIGHT:
+            s.pos[a] += 1
+        elif act[a, 0] == LEFT and s.pos[a] > 0:
+            s.pos[a] -= 1
+        if s.pos[a] == s.goal:
+            s.arrived[a] = True
+            rew[a] = 1.0
+            term[a] = True
+        elif s.tick >= 20:
+            trunc[a] = True
+
+
+@kernel
+def pair_observe(s, cfg, obs, mask):
+    for a in range(2):
+        obs[a, 0] = s.pos[a] / LENGTH
+        obs[a, 1] = s.goal / LENGTH
+        mask[a, STAY] = True
+        mask[a, LEFT] = s.pos[a] > 0 and not s.arrived[a]
+        mask[a, RIGHT] = not s.arrived[a]
+
+
+class Pair(Env):
+    """Two walkers race to one goal; an arrived walker stays terminated (a masked, idle row)."""
+
+    name = "toy_pair"
+    num_agents = 2
+    obs = Obs(2, np.float32, low=0.0, high=1.0)
+    actions = Heads(move=3)
+    state = {"pos": ("i4", (2,)), "arrived": ("u1", (2,)), "goal": "i4"}
+    reset, step, observe = pair_reset, pair_step, pair_observe
+
+
+class PairVsIdle(Pair):
+    """Seat 1 belongs to the env (it idles), so only seat 0 learns."""
+
+    name = "toy_pair_vs_idle"
+
+    @classmethod
+    def learner_seats(cls, config):
+        return (0,)

@@ -1,0 +1,190 @@
+"""BatchedEnv: buffers, auto-reset, episode info, validation, snapshots, reset pools, determinism."""
+
+import numpy as np
+import pytest
+
+from sparring.kit import BatchedEnv
+from tests.kit import toys
+
+
+def to_goal(env):
+    return env.scripted_actions("to_goal")
+
+
+def test_buffers_are_agent_rows():
+    env = BatchedEnv(toys.Pair, num_envs=3)
+    assert env.rows == 6
+    assert env.obs.shape == (6, 2) and env.obs.dtype == np.float32
+    assert env.mask.shape == (6, 3) and env.rewards.shape == (6,)
+    assert env.learner_rows.all()
+
+
+def test_learner_seats_pick_rows_and_weight_the_return():
+    env = BatchedEnv(toys.PairVsIdle, num_envs=2)
+    assert env.learner_rows.tolist() == [True, False, True, False]
+    acts = np.zeros((4, 1), np.int32)
+    acts[0::2] = toys.RIGHT  # seat 0 walks, seat 1 idles until the time limit
+    info = {}
+    while not info:
+        *_, info = env.step(acts)
+    assert info["episode_return"] == 1.0  # seat 0's return only; seat 1 scored nothing
+
+
+def test_step_returns_the_env_buffers():
+    env = BatchedEnv(toys.Walk, num_envs=4)
+    obs, rew, term, trunc, mask, info = env.step(np.zeros((4, 1), np.int32))
+    assert obs is env.obs and rew is env.rewards and mask is env.mask and term is env.terminals
+
+
+def test_reset_observes_the_fresh_records():
+    env = BatchedEnv(toys.Walk, num_envs=5, seed=3)
+    obs, mask = env.reset()
+    assert np.allclose(obs[:, 1], env.records["goal"] / toys.LENGTH)
+    assert (env.records["tick"] == 0).all() and (env.records["pos"] == 0).all()
+    assert not mask[:, toys.LEFT].any() and mask[:, toys.RIGHT].all()
+
+
+def test_autoreset_and_episode_info_match_the_episodes_that_ended():
+    env = BatchedEnv(toys.Walk, num_envs=16, seed=1)
+    total, lengths = 0, []
+    for _ in range(40):
+        goals_before = env.records["goal"].copy()
+        _, rew, term, _, _, info = env.step(to_goal(env))
+        lengths += goals_before[term].tolist()  # walking right from 0, an episode lasts `goal` ticks
+        if info:
+            total += info["episodes"]
+            assert info["episode_return"] == 1.0 and info["reached"] == 1.0
+            assert info["phase/near"] == info["episodes"] and info["phase/far"] == 0
+            assert info["episode_length"] == pytest.approx(np.mean(goals_before[term]))
+        assert (env.records["tick"][term] == 0).all()  # finished envs restarted in the same call
+    assert total == len(lengths) > 16
+
+
+def test_without_autoreset_finished_envs_keep_their_final_state():
+    env = BatchedEnv(toys.Walk, num_envs=4, autoreset=False)
+    for _ in range(30):
+        env.step(to_goal(env))
+    assert env.done.all()
+    assert (env.records["pos"] == env.records["goal"]).all()
+
+
+def test_keep_final_writes_the_last_observation_before_reset():
+    env = BatchedEnv(toys.Walk, num_envs=8, keep_final=True)
+    while True:
+        _, _, term, _, _, _ = env.step(to_goal(env))
+        if term.any():
+            break
+    row = int(np.argmax(term))
+    assert env.final_obs[row, 0] == env.final_obs[row, 1]  # ended on the goal
+    assert env.obs[row, 0] == 0.0  # and the buffer already shows the new episode
+
+
+@pytest.mark.parametrize("actions, error, match", [
+    (np.zeros((3, 1), np.int32), ValueError, r"shape \(4, 1\)"),
+    (np.zeros((4, 1), np.float32), TypeError, "integers"),
+    (np.array([[0], [1], [3], [0]], np.int32), ValueError, r"action row 2 is \[3\].*move"),
+    (np.array([[0], [0], [0], [-1]], np.int64), ValueError, "action row 3"),
+    (np.array([[0], [0], [2**40], [0]], np.int64), ValueError, "action row 2"),
+])
+def test_bad_actions_fail_before_any_kernel_runs(actions, error, match):
+    env = BatchedEnv(toys.Walk, num_envs=4)
+    before = env.records.copy()
+    with pytest.raises(error, match=match):
+        env.step(actions)
+    assert env.records.tobytes() == before.tobytes()
+
+
+def test_one_head_accepts_flat_actions():
+    env = BatchedEnv(toys.Walk, num_envs=4)
+    env.step([2, 2, 2, 2])
+    assert (env.records["pos"] == 1).all()
+
+
+def test_an_env_does_not_depend_on_its_batch():
+    small, large = BatchedEnv(toys.Walk, num_envs=4, seed=9), BatchedEnv(toys.Walk, num_envs=32, seed=9)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        acts = rng.integers(0, 3, (32, 1))
+        small.step(acts[:4])
+        large.step(acts)
+        assert small.records.tobytes() == large.records[:4].tobytes()
+
+
+def test_snapshot_restore_replays_exactly_and_refreshes_obs():
+    env = BatchedEnv(toys.Walk, num_envs=8, seed=2)
+    rng = np.random.default_rng(1)
+    acts = [rng.integers(0, 3, (8, 1)) for _ in range(60)]
+    for a in acts[:10]:
+        env.step(a)
+    snap, obs = env.snapshot(), env.obs.copy()
+    later = []
+    for a in acts[10:]:
+        env.step(a)
+        later.append(env.records.copy())
+    env.restore(None, snap)
+    assert np.array_equal(env.obs, obs)
+    for a, expect in zip(acts[10:], later):
+        env.step(a)
+        assert env.records.tobytes() == expect.tobytes()
+
+
+def test_restore_and_clone_of_some_envs():
+    env = BatchedEnv(toys.Walk, num_envs=4, seed=5)
+    env.step(np.full((4, 1), toys.RIGHT))
+    env.clone(0, [2, 3])
+    assert env.records[2].tobytes() == env.records[0].tobytes() == env.records[3].tobytes()
+    assert np.array_equal(env.obs[2], env.obs[0])
+    with pytest.raises(TypeError, match="record dtype"):
+        env.restore([1], np.zeros(1, np.float32))
+    with pytest.raises(ValueError, match="2 records for 1 indices"):
+        env.restore([1], env.snapshot([0, 1]))
+    with pytest.raises(IndexError, match=r"\[0, 4\)"):
+        env.snapshot([4])
+
+
+def test_reset_pool_restarts_from_stored_states_with_fresh_randomness():
+    env = BatchedEnv(toys.Walk, num_envs=16, seed=4)
+    for _ in range(2):
+        env.step(np.full((16, 1), toys.RIGHT))
+    start = env.snapshot([0])
+    env.set_reset_pool(start, prob=1.0)
+    for _ in range(30):
+        _, _, term, trunc, _, _ = env.step(to_goal(env))
+    restarted = env.records[env.records["goal"] == start["goal"][0]]
+    assert len(restarted) > 0
+    assert (env.records["goal"] == start["goal"][0]).all()  # every restart came from the pool
+    assert len(set(env.records["rng"].tolist())) == 16  # each env kept its own generator
+    env.set_reset_pool(None)
+    with pytest.raises(ValueError, match=r"prob must be in \[0, 1\]"):
+        env.set_reset_pool(start, prob=1.5)
+
+
+def test_reset_envs_fresh_or_from_records():
+    env = BatchedEnv(toys.Walk, num_envs=4, seed=6)
+    env.step(np.full((4, 1), toys.RIGHT))
+    env.reset_envs([1])
+    assert env.records["tick"][1] == 0 and env.records["tick"][0] == 1
+    env.reset_envs([2], records=env.snapshot([0]))
+    assert env.records[2].tobytes() == env.records[0].tobytes()
+
+
+def test_unknown_scripted_policy():
+    env = BatchedEnv(toys.Walk, num_envs=1)
+    with pytest.raises(ValueError, match=r"no scripted policy 'x'; known: \['to_goal'\]"):
+        env.scripted_actions("x")
+
+
+def test_bad_num_envs():
+    with pytest.raises(ValueError, match="num_envs must be a positive int"):
+        BatchedEnv(toys.Walk, num_envs=0)
+
+
+def test_multi_agent_episode_ends_when_every_agent_is_done():
+    env = BatchedEnv(toys.Pair, num_envs=1, seed=0)
+    goal = int(env.records["goal"][0])
+    acts = np.array([[toys.RIGHT], [toys.STAY]], np.int32)
+    for _ in range(goal):
+        _, rew, term, _, _, info = env.step(acts)
+    assert term.tolist() == [True, False] and rew.tolist() == [1.0, 0.0] and not info
+    _, _, term, _, mask, _ = env.step(acts)
+    assert term[0] and not mask[0, toys.RIGHT]  # arrived agent: terminated, may only stay

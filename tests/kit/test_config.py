@@ -1,0 +1,44 @@
+"""Env configs: defaults, TOML defaults beside the env, validated overrides."""
+
+import numpy as np
+import pytest
+
+from sparring.envs.squared.env import Squared
+from sparring.kit.config import config_record, make_config, toml_defaults
+from tests.kit import toys
+
+
+def test_toml_defaults_are_read_beside_the_env():
+    assert toml_defaults(Squared) == {"size": 11}
+
+
+def test_unknown_keys_name_the_valid_ones():
+    with pytest.raises(ValueError, match=r"unknown config key\(s\) \['sise'\].*valid keys: size"):
+        make_config(Squared, {"sise": 5})
+
+
+def test_values_are_coerced_from_cli_strings():
+    assert make_config(Squared, {"size": "7"}).size == 7
+    with pytest.raises(ValueError, match="config key 'size' of env 'squared' must be int, got '7.5'"):
+        make_config(Squared, {"size": "7.5"})
+    with pytest.raises(ValueError, match="must be int"):
+        make_config(Squared, {"size": 7.5})
+
+
+def test_choices_are_validated_and_stored_as_indices():
+    import dataclasses
+
+    from sparring.kit.spec import choice
+
+    @dataclasses.dataclass
+    class Cfg:
+        mode: str = choice("terminal", ("terminal", "shaped"), "reward mode")
+
+    class WithChoice(toys.Walk):
+        name = "toy_choice"
+        Config = Cfg
+
+    with pytest.raises(ValueError, match=r"valid values: \['terminal', 'shaped'\]"):
+        make_config(WithChoice, {"mode": "dense"})
+    rec = config_record(WithChoice, make_config(WithChoice, {"mode": "shaped"}))
+    assert rec["mode"][0] == 1 and rec.dtype["mode"] == np.int64

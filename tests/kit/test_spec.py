@@ -1,0 +1,73 @@
+"""Declaration checks: mistakes in an env class are reported when the class is defined."""
+
+import numpy as np
+import pytest
+
+from sparring.kit import Env, Heads, Obs, kernel
+from sparring.kit.spec import build_config_dtype
+from tests.kit import toys
+
+
+def test_record_holds_kit_fields_env_fields_return_and_metrics():
+    names = toys.Walk.record_dtype.names
+    assert names[:3] == ("rng", "tick", "phase")
+    assert {"pos", "goal", "ep_return", "metrics"} <= set(names)
+    assert toys.Walk.record_dtype["rng"] == np.uint64
+    assert toys.Walk.record_dtype["ep_return"].shape == (1,)
+
+
+def test_heads_offsets_and_total():
+    heads = Heads(move=5, attack=3, pray=4)
+    assert heads.total == 12
+    assert heads.offsets.tolist() == [0, 5, 8]
+    with pytest.raises(ValueError, match="positive int"):
+        Heads(move=0)
+    with pytest.raises(ValueError, match="at least one head"):
+        Heads()
+
+
+def test_obs_rejects_empty():
+    with pytest.raises(ValueError, match="positive"):
+        Obs(0)
+
+
+def _declare(**overrides):
+    body = dict(name="bad_env", obs=Obs(2), actions=Heads(move=2), state={"x": "i4"},
+                reset=toys.walk_reset, step=toys.walk_step, observe=toys.walk_observe)
+    body.update(overrides)
+    return type("Bad", (Env,), body)
+
+
+def test_kernels_must_be_compiled():
+    with pytest.raises(TypeError, match="`step` must be a kernel"):
+        _declare(step=lambda s, cfg, act, rew, term, trunc: None)
+
+
+def test_reserved_state_fields_are_refused():
+    with pytest.raises(ValueError, match=r"reserved by the kit"):
+        _declare(state={"tick": "i4"})
+
+
+def test_actions_must_be_heads():
+    with pytest.raises(TypeError, match="Heads"):
+        _declare(actions=(5,))
+
+
+def test_best_scripted_must_exist():
+    @kernel
+    def pol(s, cfg, agent, act):
+        act[0] = 0
+
+    with pytest.raises(ValueError, match="best_scripted 'nope'"):
+        _declare(scripted={"pol": pol}, best_scripted="nope")
+
+
+def test_config_types_are_limited_to_numbers_bools_and_choices():
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Cfg:
+        label: list = dataclasses.field(default_factory=list)
+
+    with pytest.raises(TypeError, match="config field 'label'"):
+        build_config_dtype(Cfg)
