@@ -1,0 +1,47 @@
+"""The `sparring` command: list, check, bench, and its errors."""
+
+import json
+import subprocess
+import sys
+
+from sparring.cli import main
+
+
+def test_list_shows_squared(capsys):
+    assert main(["list"]) == 0
+    assert "squared: agents=1 obs=121xuint8 heads=[move=5]" in capsys.readouterr().out
+
+
+def test_check_passes_squared_with_overrides(capsys):
+    assert main(["check", "squared", "--steps", "200", "--env.size", "7"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1].startswith("OK: 0 failed")
+
+
+def test_check_fails_a_broken_env_with_exit_code_1(capsys):
+    import sparring
+    from tests.kit import toys
+
+    sparring.register("toy_lying_mask", toys.LiesInMask)
+    assert main(["check", "toy_lying_mask", "--steps", "100", "--json"]) == 1
+    findings = json.loads(capsys.readouterr().out)
+    assert any(f["check"] == "mask honesty" and f["status"] == "fail" for f in findings)
+
+
+def test_bad_input_is_a_clear_error(capsys):
+    assert main(["check", "nope"]) == 2
+    assert "unknown env 'nope'; known envs:" in capsys.readouterr().err
+    assert main(["check", "squared", "--env.sise", "3"]) == 2
+    assert "valid keys: size" in capsys.readouterr().err
+
+
+def test_bench_json(capsys):
+    assert main(["bench", "squared", "--sizes", "1,8", "--repeats", "1", "--seconds", "0.01",
+                 "--no-compile", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert [r["num_envs"] for r in result["throughput"]] == [1, 8]
+
+
+def test_console_script_runs():
+    out = subprocess.run([sys.executable, "-m", "sparring.cli", "list"], capture_output=True, text=True, check=True)
+    assert "squared" in out.stdout
