@@ -103,6 +103,9 @@ class BatchedEnv:
         n_metrics = max(1, len(self.env_cls.metrics))
         self.ended_return = np.zeros(self.num_envs, np.float64)
         self._acc = np.zeros(3 + n_metrics + len(self.env_cls.phases), np.float64)
+        means = ["episode_return", "episode_length", *self.env_cls.metrics]
+        self._mean_keys = [(key, 1 + k) for k, key in enumerate(means)]
+        self._count_keys = [(f"phase/{p}", 3 + n_metrics + k) for k, p in enumerate(self.env_cls.phases)]
         self._all = np.arange(self.num_envs, dtype=np.int64)
         self._act_shape = (self.rows, len(self.heads.sizes))
 
@@ -162,15 +165,14 @@ class BatchedEnv:
         return self.obs, self.rewards, self.terminals, self.truncations, self.mask, info
 
     def _drain_info(self) -> dict:
-        acc, cls = self._acc.tolist(), self.env_cls
+        acc = self._acc.tolist()
         self._acc[:] = 0.0
         n = acc[0]
-        info = {"episodes": int(n), "episode_return": acc[1] / n, "episode_length": acc[2] / n}
-        for m, name in enumerate(cls.metrics):
-            info[name] = acc[3 + m] / n
-        base = 3 + max(1, len(cls.metrics))
-        for p, name in enumerate(cls.phases):
-            info[f"phase/{name}"] = int(acc[base + p])
+        info = {"episodes": int(n)}
+        for key, k in self._mean_keys:
+            info[key] = acc[k] / n
+        for key, k in self._count_keys:
+            info[key] = int(acc[k])
         return info
 
     # -- snapshots ----------------------------------------------------------------
