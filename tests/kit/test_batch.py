@@ -168,6 +168,26 @@ def test_reset_envs_fresh_or_from_records():
     assert env.records[2].tobytes() == env.records[0].tobytes()
 
 
+def test_reset_envs_starts_the_next_episode_not_the_first_again():
+    env = BatchedEnv(toys.Walk, num_envs=64, seed=7)
+    first = env.records["goal"].copy()
+    env.reset_envs(np.arange(64))
+    assert (env.records["goal"] != first).any()
+    again = BatchedEnv(toys.Walk, num_envs=64, seed=7)
+    again.reset_envs(np.arange(64))
+    assert env.records.tobytes() == again.records.tobytes()  # still deterministic
+
+
+def test_equal_states_have_equal_bytes_after_compiled_copies():
+    env = BatchedEnv(toys.Pair, num_envs=8, seed=1)
+    for _ in range(40):  # auto-resets copy the blank record over finished envs
+        env.step(np.full((16, 1), toys.RIGHT))
+    fresh = BatchedEnv(toys.Pair, num_envs=8, seed=1)
+    fresh.restore(None, env.snapshot())
+    assert fresh.records.tobytes() == env.records.tobytes()
+    assert all(not rec[n].any() for rec in env.records for n in env.records.dtype.names if n.startswith("_pad"))
+
+
 def test_unknown_scripted_policy():
     env = BatchedEnv(toys.Walk, num_envs=1)
     with pytest.raises(ValueError, match=r"no scripted policy 'x'; known: \['to_goal'\]"):

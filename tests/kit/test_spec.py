@@ -71,3 +71,16 @@ def test_config_types_are_limited_to_numbers_bools_and_choices():
 
     with pytest.raises(TypeError, match="config field 'label'"):
         build_config_dtype(Cfg)
+
+
+def test_records_have_no_hidden_padding():
+    for cls in (toys.Walk, toys.Pair):
+        dtype = cls.record_dtype
+        assert dtype.itemsize == sum(dtype.fields[n][0].itemsize for n in dtype.names)
+        assert dtype.itemsize % 8 == 0
+    assert any(n.startswith("_pad") for n in toys.Pair.record_dtype.names)  # u1 arrays before an i4
+
+
+def test_private_state_names_are_refused():
+    with pytest.raises(ValueError, match="start with '_'"):
+        _declare(state={"_x": "i4"})

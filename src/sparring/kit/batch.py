@@ -115,18 +115,20 @@ class BatchedEnv:
         if seed is not None:
             self.seed = int(seed)
         self._acc[:] = 0.0
-        self.reset_envs(self._all)
+        self._fresh(self._all, _seed_states(np.uint64(self.seed % 2**64), self._all))
         return self.obs, self.mask
 
     def reset_envs(self, indices, records: np.ndarray | None = None) -> None:
-        """Per env: a fresh episode seeded from (seed, index), or load ``records``."""
+        """Per env: start its next episode (continuing its own generator, as auto-reset does), or load ``records``."""
         idx = self._indices(indices)
-        self.done[idx] = False
         if records is None:
-            states = _seed_states(np.uint64(self.seed % 2**64), idx)
-            self._k.batch_reset(self.records, self.cfg, self._blank, states, self.obs, self.mask, idx)
+            self._fresh(idx, self.records["rng"][idx].copy())
         else:
             self.restore(idx, records)
+
+    def _fresh(self, idx: np.ndarray, states: np.ndarray) -> None:
+        self.done[idx] = False
+        self._k.batch_reset(self.records, self.cfg, self._blank, states, self.obs, self.mask, idx)
 
     def set_reset_pool(self, records: np.ndarray | None, prob: float = 1.0) -> None:
         """Auto-reset loads a random record of ``records`` with probability ``prob``.

@@ -17,12 +17,25 @@ KIT_FIELDS = ("rng", "tick", "phase")
 
 
 def kernel(fn: Callable) -> Any:
-    """Compile an env kernel (``reset``, ``step``, ``observe``, a scripted policy).
+    """Compile an env kernel (``reset``, ``step``, ``observe``, a scripted policy, a small helper).
 
-    Kernels run over ONE record ``s``; the kit inlines them into its batched
-    loops, so small helpers cost nothing.
+    Kernels run over ONE record ``s`` and are inlined into the kit's batched
+    loops at Numba's IR level, which is fastest for small code. Larger rule
+    code belongs in :func:`helper` functions, which compile once each.
     """
     return njit(cache=True, inline="always", error_model="numpy")(fn)
+
+
+def helper(fn: Callable) -> Any:
+    """Compile a larger rule function called from kernels, as a function of its own.
+
+    IR-level inlining copies a kernel into every call site; for big or deeply
+    nested rules that multiplies compile time, so use ``helper`` there (LLVM
+    still inlines where it pays). Numba compiles one version per argument
+    types, and a literal constant argument counts as its own type: pass
+    variables, not literals, to keep that to one.
+    """
+    return njit(cache=True, error_model="numpy")(fn)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -101,7 +114,8 @@ class Env:
     learner_seats(cfg): seats fed from outside (default all).
     Optional slow paths (plain Python over one record ``s`` and config ``cfg``):
       ``render_ansi(s, cfg)``, ``render_rgb(s, cfg)``, ``describe(s, cfg, agent)``,
-      ``invariants(s, cfg)`` -> list of messages, ``cell(s, cfg)`` -> hashable.
+      ``invariants(s, cfg)`` -> list of messages, ``cell(s, cfg)`` -> hashable,
+      ``draw(s, cfg)`` -> shapes for the HTML viewer.
     """
 
     name: ClassVar[str]
@@ -143,6 +157,21 @@ class Env:
         """Messages for violated invariants; none declared by default."""
         return []
 
+    @staticmethod
+    def draw(s, cfg) -> list[dict] | None:
+        """The frame of record ``s`` as shapes for the HTML episode viewer; None (the default): no drawing.
+
+        Shapes are dicts in world units (x right, y down; the viewer fits the
+        union of every frame's shapes to its canvas), drawn in order:
+        ``{"type": "rect", "x", "y", "w", "h"}``, ``{"type": "circle", "x", "y", "r"}``,
+        ``{"type": "line", "x1", "y1", "x2", "y2"}``, ``{"type": "text", "x", "y", "text"}``
+        (``size`` in world units), ``{"type": "bar", "x", "y", "w", "h", "value", "max"}``
+        (a meter filled to value/max, optional ``label``); optional ``fill``,
+        ``stroke`` (CSS colours) and ``width`` (line width in world units).
+        Without it the viewer shows ``render_ansi`` text.
+        """
+        return None
+
 
 def _validate(cls: type) -> None:
     where = f"env {cls.__name__}"
@@ -161,6 +190,9 @@ def _validate(cls: type) -> None:
     clash = set(cls.state) & (set(KIT_FIELDS) | {"ep_return", "metrics"})
     if clash:
         raise ValueError(f"{where}: state fields {sorted(clash)} are reserved by the kit")
+    private = [name for name in cls.state if name.startswith("_")]
+    if private:
+        raise ValueError(f"{where}: state fields {private} start with '_', which the kit keeps for padding")
     if not dataclasses.is_dataclass(cls.Config):
         raise TypeError(f"{where}: Config must be a dataclass")
     for name, fn in cls.scripted.items():
@@ -171,16 +203,35 @@ def _validate(cls: type) -> None:
 
 
 def build_record_dtype(cls: type) -> np.dtype:
-    """One aligned structured dtype: kit fields, the env's state, episode return, metrics."""
+    """One aligned structured dtype: kit fields, the env's state, episode return, metrics.
+
+    Alignment gaps become explicit ``_padN`` byte fields, so every byte of a
+    record belongs to a field: compiled record copies then carry all of them,
+    and equal states have equal bytes.
+    """
     fields = [("rng", np.uint64), ("tick", np.int32), ("phase", np.int32)]
     for name, spec in cls.state.items():
-        if isinstance(spec, tuple):
-            fields.append((name, np.dtype(spec[0]), spec[1]))
-        else:
-            fields.append((name, np.dtype(spec)))
+        fields.append((name, np.dtype(spec[0]), spec[1]) if isinstance(spec, tuple) else (name, np.dtype(spec)))
     fields.append(("ep_return", np.float32, (int(cls.num_agents),)))
     fields.append(("metrics", np.float32, (max(1, len(cls.metrics)),)))
-    return np.dtype(fields, align=True)
+    return _explicitly_padded(fields)
+
+
+def _explicitly_padded(fields: list) -> np.dtype:
+    out, offset, pads = [], 0, 0
+    for field in fields:
+        base = np.dtype(field[1])
+        gap = -offset % base.alignment
+        if gap:
+            out.append((f"_pad{pads}", np.uint8, (gap,)))
+            pads, offset = pads + 1, offset + gap
+        out.append(field)
+        offset += np.dtype((base, field[2])).itemsize if len(field) == 3 else base.itemsize
+    if offset % 8:
+        out.append((f"_pad{pads}", np.uint8, (8 - offset % 8,)))
+    dtype = np.dtype(out, align=True)
+    assert dtype.itemsize == sum(dtype.fields[n][0].itemsize for n in dtype.names), "record has hidden padding"
+    return dtype
 
 
 def build_config_dtype(config_cls: type) -> np.dtype:

@@ -28,24 +28,29 @@ def _policies(cls, rows: int, max_constants: int = 12):
 
 
 def episode_returns(env: BatchedEnv, policy, episodes: int, max_steps: int) -> np.ndarray:
-    """Mean-over-agents return of the first ``episodes`` episodes that finish within ``max_steps`` steps."""
+    """Seat 0's return in the first ``episodes`` episodes that finish within ``max_steps`` steps.
+
+    ``env`` must not auto-reset: a finished env is read, then restarted here.
+    """
     returns: list[float] = []
     for _ in range(max_steps):
         env.step(policy(env))
         if env.done.any():
-            returns.extend(env.ended_return[env.done].tolist())
+            ended = np.flatnonzero(env.done)
+            returns.extend(env.records["ep_return"][ended, 0].tolist())
             if len(returns) >= episodes:
                 break
+            env.reset_envs(ended)
     return np.asarray(returns[:episodes])
 
 
 def reward_audit(report: Report, cls, config: dict, seed: int, episodes: int = 200, num_envs: int = 32,
                  max_steps: int = 5000) -> None:
-    """Mean return with a 95% interval per policy; warn when a trivial one matches the best scripted."""
+    """Seat 0's mean return with a 95% interval per policy; warn when a trivial one matches the best scripted."""
     rows = num_envs * cls.num_agents
     stats = {}
     for name, policy in _policies(cls, rows):
-        env = BatchedEnv(cls, num_envs=num_envs, seed=seed, **config)
+        env = BatchedEnv(cls, num_envs=num_envs, seed=seed, autoreset=False, **config)
         r = episode_returns(env, policy, episodes, max_steps)
         if len(r) == 0:
             report.add("reward audit", "warn", f"policy {name!r} finished no episode in {max_steps} steps: "
