@@ -10,5 +10,6 @@ from sparring.kit import make, names, register  # noqa: E402
 __version__ = "0.1.0"
 
 register("squared", "sparring.envs.squared.env:Squared")
+register("duel", "sparring.envs.duel.env:Duel")
 
 __all__ = ["make", "names", "register", "__version__"]
