@@ -69,6 +69,129 @@ def cmd_bench(args, extra) -> int:
     return 0
 
 
+def _groups(extra: list[str], allowed: set[str]) -> dict[str, dict[str, str]]:
+    groups = _split_overrides(extra)
+    unknown = sorted(set(groups) - allowed)
+    if unknown:
+        raise SystemExit(f"sparring: unknown override group(s) {unknown}; valid: {sorted(allowed)}")
+    return groups
+
+
+def cmd_train(args, extra) -> int:
+    """Train PPO on an env (or resume a run); prints the run folder."""
+    from sparring.train.run import train
+
+    groups = _groups(extra, {"env", "train"})
+    budget = groups.get("train", {})
+    if args.minutes is not None:
+        budget["minutes"] = args.minutes
+    if args.steps is not None:
+        budget["steps"] = args.steps
+    if args.env is None and args.resume is None:
+        raise SystemExit("sparring train: give an env name, or --resume RUN")
+    train(args.env, budget, groups.get("env", {}), args.opponent, resume=args.resume, runs_dir=args.runs)
+    return 0
+
+
+def cmd_eval(args, extra) -> int:
+    """Evaluate a checkpoint: win/loss/draw with Wilson intervals, phases, episode means."""
+    from sparring.evaluate.episodes import format_report
+    from sparring.evaluate.play import evaluate_checkpoint
+
+    report = evaluate_checkpoint(args.env, args.checkpoint, args.opponent, args.episodes, seed=args.seed,
+                                 greedy=args.greedy, env_overrides=_groups(extra, {"env"}).get("env", {}))
+    print(json.dumps(report, indent=1) if args.json else format_report(args.env, report))
+    return 0
+
+
+def cmd_watch(args, extra) -> int:
+    """Replay a checkpoint's play live in the terminal."""
+    from sparring.evaluate.play import watch
+
+    watch(args.env, args.checkpoint, args.opponent, args.episodes, fps=args.fps, seed=args.seed, greedy=args.greedy,
+          env_overrides=_groups(extra, {"env"}).get("env", {}))
+    return 0
+
+
+def _policy_spec(args) -> str:
+    """The policy of ``record``/``fork`` as a make_policy spec: --checkpoint C, or --policy random|scripted:NAME."""
+    if (args.checkpoint is None) == (args.policy is None):
+        raise ValueError("give exactly one of --policy (random, scripted:NAME) and --checkpoint C")
+    return f"checkpoint:{args.checkpoint}" if args.checkpoint else args.policy
+
+
+def cmd_record(args, extra) -> int:
+    """Record episodes of an env played by a policy to a Parquet file."""
+    import os
+
+    from sparring.record import make_policy, record_episodes
+    from sparring.record.policy import checkpoint_env_config
+
+    spec = _policy_spec(args)
+    config = checkpoint_env_config(args.checkpoint, args.env) if args.checkpoint else {}
+    config.update(_env_overrides(extra))
+    env = registry.make(args.env, num_envs=args.num_envs, seed=args.seed, **config)
+    policy = make_policy(spec, env, args.seed, args.greedy)
+    try:
+        n = record_episodes(env, policy, args.episodes, args.out, group_rows=args.group_rows)
+    except FileExistsError as exc:
+        raise ValueError(str(exc)) from None
+    print(f"recorded {n} episodes of {args.env} ({policy.name}) to {args.out} ({os.path.getsize(args.out)} bytes)")
+    return 0
+
+
+def cmd_replay(args, extra) -> int:
+    """Replay a recorded episode: in the terminal, or as --gif/--mp4/--html files."""
+    from sparring.record import Recording, print_episode, replay_terminal, write_gif, write_html, write_mp4
+
+    _env_overrides(extra)  # nothing to override here; unknown arguments are errors
+    try:
+        rec = Recording(args.file)
+    except FileNotFoundError as exc:
+        raise ValueError(str(exc)) from None
+    outputs = [(args.html, write_html), (args.gif, write_gif), (args.mp4, write_mp4)]
+    for out, write in outputs:
+        if out:
+            kw = {} if write is write_html else {"fps": args.fps}
+            print(f"wrote {write(rec, args.episode, out, **kw)}")
+    if not any(out for out, _ in outputs):
+        if args.print:
+            print_episode(rec, args.episode)
+        else:
+            replay_terminal(rec, args.episode, fps=args.fps)
+    return 0
+
+
+def cmd_fork(args, extra) -> int:
+    """Restore a recorded state and play on with another policy or seed, recording the continuation."""
+    from sparring.record import fork
+
+    _env_overrides(extra)  # the env and its config come from the recording
+    try:
+        n = fork(args.file, args.episode, args.tick, _policy_spec(args), args.out, episodes=args.episodes,
+                 seed=args.seed, reseed=args.reseed, greedy=args.greedy)
+    except (FileNotFoundError, FileExistsError) as exc:
+        raise ValueError(str(exc)) from None
+    print(f"forked episode {args.episode} of {args.file} at tick {args.tick}: {n} continuation(s) written to "
+          f"{args.out}")
+    return 0
+
+
+def cmd_play(args, extra) -> int:
+    """Play seat 0 of an env from the terminal, for envs that ship a ``play`` module (e.g. duel)."""
+    import importlib
+
+    package = registry.get(args.env).__module__.rpartition(".")[0]
+    try:
+        module = importlib.import_module(f"{package}.play")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{package}.play":
+            raise
+        raise LookupError(f"env {args.env!r} has no terminal play (no play.py beside it); try: sparring play duel") \
+            from None
+    module.play(sys.stdin, sys.stdout, seed=args.seed, **_env_overrides(extra))
+    return 0
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog="sparring", description="Fast, honest game environments and agents.")
@@ -88,7 +211,67 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-compile", action="store_true", help="skip the cold/warm start measurement")
     p.add_argument("--json", action="store_true")
     p.set_defaults(fn=cmd_bench)
+    p = sub.add_parser("train", help="PPO with a live dashboard, checkpoints, plots (--train.KEY VALUE overrides)")
+    p.add_argument("env", nargs="?", help="env name (optional with --resume)")
+    p.add_argument("--minutes", type=float, help="training budget in minutes")
+    p.add_argument("--steps", type=int, help="training budget in learner agent-steps")
+    p.add_argument("--opponent", help="the env's opponent knob value, one of its scripted policies, or 'self'")
+    p.add_argument("--resume", metavar="RUN", help="continue a run folder (or checkpoint) where it stopped")
+    p.add_argument("--runs", default="runs", help="folder for new run folders")
+    p.set_defaults(fn=cmd_train)
+    for name, fn, text in (("eval", cmd_eval, "win/loss/draw of a checkpoint with 95%% Wilson intervals"),
+                           ("watch", cmd_watch, "play a checkpoint live in the terminal")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("env")
+        p.add_argument("--checkpoint", required=True, help="a run folder or a checkpoints/step-N folder")
+        p.add_argument("--opponent", help="default: the one the checkpoint trained against")
+        p.add_argument("--episodes", type=int, default=1000 if name == "eval" else 3)
+        p.add_argument("--seed", type=int, default=12345 if name == "eval" else 0)
+        p.add_argument("--greedy", action="store_true", help="most likely action instead of sampling")
+        if name == "eval":
+            p.add_argument("--json", action="store_true")
+        else:
+            p.add_argument("--fps", type=float, default=8.0)
+        p.set_defaults(fn=fn)
+    p = sub.add_parser("record", help="record episodes to Parquet (--env.KEY VALUE overrides)")
+    p.add_argument("env")
+    _policy_args(p)
+    p.add_argument("--episodes", type=int, default=10)
+    p.add_argument("--out", required=True, help="the .parquet file to write")
+    p.add_argument("--num-envs", type=int, default=1, help="envs played at once (more is faster, but the first "
+                                                            "episodes to finish are the shorter ones)")
+    p.add_argument("--group-rows", type=int, default=4096, help="rows per crash-safe row group")
+    p.set_defaults(fn=cmd_record)
+    p = sub.add_parser("replay", help="replay a recorded episode in the terminal, or as GIF, MP4 or HTML")
+    p.add_argument("file")
+    p.add_argument("--episode", type=int, default=0)
+    p.add_argument("--gif", metavar="OUT")
+    p.add_argument("--mp4", metavar="OUT")
+    p.add_argument("--html", metavar="OUT", help="one self-contained page: timeline, per-tick panel, chart")
+    p.add_argument("--fps", type=float, default=8.0)
+    p.add_argument("--print", action="store_true", help="print every tick instead of the interactive replay")
+    p.set_defaults(fn=cmd_replay)
+    p = sub.add_parser("fork", help="restore a recorded tick and play on with another policy or seed")
+    p.add_argument("file")
+    p.add_argument("--episode", type=int, required=True)
+    p.add_argument("--tick", type=int, required=True)
+    _policy_args(p)
+    p.add_argument("--episodes", type=int, default=1, help="continuations to record")
+    p.add_argument("--reseed", type=int, help="also reseed the env's own generator (new dice) per continuation")
+    p.add_argument("--out", required=True)
+    p.set_defaults(fn=cmd_fork)
+    p = sub.add_parser("play", help="play seat 0 from the terminal, one tick per line (--env.KEY VALUE overrides)")
+    p.add_argument("env")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(fn=cmd_play)
     return parser
+
+
+def _policy_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--policy", help="random, or scripted:NAME (one of the env's scripted policies)")
+    p.add_argument("--checkpoint", help="a run folder or checkpoint folder of `sparring train`")
+    p.add_argument("--greedy", action="store_true", help="with --checkpoint: most likely actions, no sampling")
+    p.add_argument("--seed", type=int, default=0)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -125,6 +125,18 @@ class Squared(Env):
         return img.repeat(tile, 0).repeat(tile, 1)
 
     @staticmethod
+    def draw(s, cfg) -> list[dict]:
+        """The grid for the HTML viewer, one world unit per tile: target square, agent disc."""
+        n = cfg.size
+        tr, tc = divmod(int(s["target"]), n)
+        shapes = [{"type": "rect", "x": 0, "y": 0, "w": n, "h": n, "fill": "#1e1e1e", "stroke": "#555"},
+                  {"type": "rect", "x": tc, "y": tr, "w": 1, "h": 1, "fill": "#dc3c3c"}]
+        if 0 <= s["row"] < n and 0 <= s["col"] < n:
+            shapes.append({"type": "circle", "x": int(s["col"]) + 0.5, "y": int(s["row"]) + 0.5, "r": 0.4,
+                           "fill": "#3ca0e6"})
+        return shapes
+
+    @staticmethod
     def describe(s, cfg, agent: int = 0) -> str:
         """Where the agent and the target are, in words."""
         n = cfg.size

@@ -1,0 +1,110 @@
+"""Play a policy for a fixed number of episodes and tally outcomes, phases and episode metrics."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from sparring.evaluate.wilson import wilson_interval
+
+OUTCOMES = ("win", "loss", "draw")
+
+
+def outcomes(env_cls, returns: np.ndarray, metrics: np.ndarray) -> np.ndarray:
+    """Per episode 0 (win), 1 (loss) or 2 (draw).
+
+    From the env's ``win`` metric (and ``draw`` if declared) when it has one, else its
+    ``success`` metric, else the sign of the learner seats' return.
+    """
+    names = list(env_cls.metrics)
+    if "win" in names or "success" in names:
+        won = metrics[:, names.index("win" if "win" in names else "success")] > 0.5
+        drawn = metrics[:, names.index("draw")] > 0.5 if "draw" in names else np.zeros_like(won)
+        return np.where(won, 0, np.where(drawn, 2, 1))
+    return np.where(returns > 0, 0, np.where(returns < 0, 1, 2))
+
+
+def _finished(env, done_envs: np.ndarray) -> np.ndarray:
+    """Rows of [return, length, phase, metrics...] of the finished envs ``done_envs`` (before their reset)."""
+    recs = env.records[done_envs]
+    head = np.stack([env.ended_return[done_envs], recs["tick"], recs["phase"]], 1)
+    return np.concatenate([head, recs["metrics"].astype(np.float64)], 1)
+
+
+def play_episodes(env, policy, episodes: int, train_rows: np.ndarray, opponent=None, greedy: bool = False,
+                  device="cpu") -> np.ndarray:
+    """Rows of :func:`_finished` for exactly ``episodes`` episodes, spread evenly over the envs.
+
+    ``env`` must be built with ``autoreset=False``: a finished env waits, so its final phase
+    and metrics can be read before it is reset with a fresh seed. Each env plays a fixed
+    quota, so short episodes are not over-represented by stopping early.
+    """
+    if env.autoreset:
+        raise ValueError("play_episodes needs a BatchedEnv built with autoreset=False")
+    quota = np.full(env.num_envs, episodes // env.num_envs, np.int64)
+    quota[: episodes % env.num_envs] += 1
+    played = np.zeros(env.num_envs, np.int64)
+    rows = torch.from_numpy(np.asarray(train_rows, np.int64))
+    actions = np.zeros((env.rows, len(env.heads.sizes)), np.int32)
+    state = policy.initial_state(len(rows), device)
+    reset = torch.zeros(len(rows), dtype=torch.bool, device=device)
+    restarted = np.zeros(env.num_envs, np.bool_)
+    out = []
+    while (played < quota).any():
+        with torch.inference_mode():
+            obs = torch.from_numpy(env.obs)[rows].to(device)
+            mask = torch.from_numpy(env.mask)[rows].to(device)
+            act, _, _, state = policy.act(obs, mask, state, reset if policy.recurrent else None, greedy=greedy)
+        actions[rows.numpy()] = act.cpu().numpy()
+        if opponent is not None:
+            opponent.fill(actions)
+        env.step(actions)
+        if opponent is not None:
+            opponent.after_step(env.rewards, env.done)
+        done = np.flatnonzero(env.done & (played < quota))
+        restarted[:] = False
+        if len(done):
+            out.append(_finished(env, done))
+            played[done] += 1
+            again = done[played[done] < quota[done]]
+            env.seed += 1  # a new seed per reset call: every restarted env gets a fresh episode
+            env.reset_envs(again)
+            restarted[again] = True
+        reset = torch.from_numpy(np.repeat(restarted, env.num_agents)[rows.numpy()]).to(device)
+    return np.concatenate(out) if out else np.zeros((0, 3 + max(1, len(env.env_cls.metrics))))
+
+
+def summarize(env_cls, episodes: np.ndarray) -> dict:
+    """Win/loss/draw rates with 95% Wilson intervals, a per-phase outcome table, mean episode metrics."""
+    n = len(episodes)
+    n_metrics = len(env_cls.metrics)
+    result = outcomes(env_cls, episodes[:, 0], episodes[:, 3:3 + n_metrics])
+    report = {"episodes": n}
+    for k, name in enumerate(OUTCOMES):
+        count = int((result == k).sum())
+        low, high = wilson_interval(count, n)
+        report[name] = {"count": count, "rate": count / n if n else 0.0, "ci95": [low, high]}
+    phases = {}
+    for p, phase in enumerate(env_cls.phases):
+        sel = episodes[:, 2] == p
+        phases[phase] = {"episodes": int(sel.sum()), **{o: int((result[sel] == k).sum()) for k, o in enumerate(OUTCOMES)}}
+    report["phases"] = phases
+    means = {"episode_return": float(episodes[:, 0].mean()) if n else 0.0,
+             "episode_length": float(episodes[:, 1].mean()) if n else 0.0}
+    for m, name in enumerate(env_cls.metrics):
+        means[name] = float(episodes[:, 3 + m].mean()) if n else 0.0
+    report["means"] = means
+    return report
+
+
+def format_report(env_name: str, report: dict) -> str:
+    """The report as a text table."""
+    lines = [f"{env_name}: {report['episodes']} episodes"]
+    for name in OUTCOMES:
+        r = report[name]
+        lines.append(f"  {name:<5} {r['count']:>6}  {r['rate']:.3f}  95% CI [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]")
+    lines.append(f"  {'phase':<16} {'episodes':>8} {'win':>6} {'loss':>6} {'draw':>6}")
+    for phase, row in report["phases"].items():
+        lines.append(f"  {phase:<16} {row['episodes']:>8} {row['win']:>6} {row['loss']:>6} {row['draw']:>6}")
+    lines.append("  means: " + ", ".join(f"{k}={v:.4g}" for k, v in report["means"].items()))
+    return "\n".join(lines)

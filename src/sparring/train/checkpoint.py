@@ -1,0 +1,145 @@
+"""Checkpoints: safetensors weights, a JSON of who/what/when, optimizer and RNG state.
+
+A checkpoint is a folder ``checkpoints/step-<N>/`` written under a temporary name
+and renamed into place, then ``checkpoints/latest`` is replaced atomically: a run
+killed at any moment leaves the previous checkpoint intact. Torch state files are
+loaded with ``weights_only=True`` (no arbitrary pickles).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import numpy as np
+import torch
+from safetensors.torch import load_file, save_file
+
+import sparring
+from sparring.train.policy import Policy
+
+FORMAT = 1
+
+
+def _atomic_text(path: str, text: str) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def _tensors(named: dict) -> dict:
+    return {k: v.detach().cpu().contiguous().clone() for k, v in named.items()}
+
+
+def save_checkpoint(run_dir: str, trainer, keep: int = 3) -> str:
+    """Write the trainer's full state under ``run_dir/checkpoints``; returns the checkpoint folder."""
+    root = os.path.join(run_dir, "checkpoints")
+    os.makedirs(root, exist_ok=True)
+    name = f"step-{trainer.global_step:012d}"
+    final, tmp = os.path.join(root, name), os.path.join(root, f".tmp-{name}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    state = trainer.train_state()
+    opponent = state["opponent"] or {"json": None, "tensors": {}}
+    save_file(_tensors(trainer.policy.state_dict()), os.path.join(tmp, "policy.safetensors"))
+    extra = {f"recurrent.{i}": s for i, s in enumerate(state["recurrent_state"])}
+    extra.update({f"opponent.{k}": v for k, v in opponent["tensors"].items()})
+    extra["just_done"] = torch.from_numpy(state["just_done"].astype(np.uint8))
+    save_file(_tensors(extra), os.path.join(tmp, "state.safetensors"))
+    np.save(os.path.join(tmp, "records.npy"), state["records"], allow_pickle=False)
+    torch.save({"optimizer": trainer.optimizer.state_dict(), "torch_rng": torch.get_rng_state()},
+               os.path.join(tmp, "optimizer.pt"))
+    meta = {"format": FORMAT, "env": trainer.env_name, "env_config": trainer.env_config,
+            "opponent": trainer.opponent_name, "train_config": trainer.cfg.__dict__, "policy": trainer.policy.spec,
+            "version": sparring.__version__, "step": trainer.global_step, "iteration": trainer.iteration,
+            "elapsed": trainer.elapsed, "recurrent_count": len(state["recurrent_state"]),
+            "opponent_state": opponent["json"]}
+    _atomic_text(os.path.join(tmp, "meta.json"), json.dumps(meta, indent=1))
+    if os.path.exists(final):
+        shutil.rmtree(final)
+    os.replace(tmp, final)
+    _atomic_text(os.path.join(root, "latest"), name)
+    for old in sorted(d for d in os.listdir(root) if d.startswith("step-"))[:-max(1, keep)]:
+        shutil.rmtree(os.path.join(root, old), ignore_errors=True)
+    return final
+
+
+def resolve(path: str) -> str:
+    """A checkpoint folder from a checkpoint folder, a run folder, or a run's ``checkpoints`` folder."""
+    for candidate in (path, os.path.join(path, "checkpoints")):
+        latest = os.path.join(candidate, "latest")
+        if os.path.exists(latest):
+            with open(latest) as fh:
+                return os.path.join(candidate, fh.read().strip())
+    if os.path.exists(os.path.join(path, "meta.json")):
+        return path
+    raise ValueError(f"no checkpoint at {path!r}: expected a run folder (runs/<env>-<time>), its checkpoints "
+                     "folder, or a checkpoints/step-N folder with meta.json")
+
+
+def read_meta(path: str) -> dict:
+    """The meta.json of the checkpoint at ``path`` (see :func:`resolve`)."""
+    with open(os.path.join(resolve(path), "meta.json")) as fh:
+        return json.load(fh)
+
+
+def check_compatible(meta: dict, env_name: str, env) -> None:
+    """Raise ValueError naming the mismatch if the checkpoint cannot drive ``env``."""
+    if meta["env"] != env_name:
+        raise ValueError(f"checkpoint was trained on env {meta['env']!r}, not {env_name!r}; "
+                         f"use it with `{meta['env']}` or pick a checkpoint of {env_name!r}")
+    spec = meta["policy"]
+    want = {"obs_size": env.obs_spec.size, "head_sizes": [int(s) for s in env.heads.sizes]}
+    have = {"obs_size": spec["obs_size"], "head_sizes": spec["head_sizes"]}
+    if want != have:
+        raise ValueError(f"checkpoint policy expects {have} but env {env_name!r} with this config has {want}; "
+                         f"train-time env config was {meta['env_config']}")
+
+
+def load_policy(path: str, env_name: str | None = None, env=None, device="cpu") -> tuple[Policy, dict]:
+    """The trained policy and meta of a checkpoint; checked against ``env`` when given."""
+    folder = resolve(path)
+    meta = read_meta(folder)
+    if env is not None:
+        check_compatible(meta, env_name, env)
+    policy = Policy(**meta["policy"]).to(device)
+    policy.heads.to(device)
+    load_weights(policy, os.path.join(folder, "policy.safetensors"))
+    return policy, meta
+
+
+def load_weights(policy: Policy, file: str) -> None:
+    """Load safetensors weights; a shape or key mismatch names the offending tensors."""
+    weights = load_file(file)
+    try:
+        policy.load_state_dict(weights)
+    except RuntimeError as exc:
+        raise ValueError(f"weights in {file} do not fit this policy ({policy.spec}): {exc}") from None
+
+
+def restore_trainer(trainer, path: str) -> dict:
+    """Load weights, optimizer, RNG and rollout state of a checkpoint into ``trainer``; returns meta."""
+    folder = resolve(path)
+    meta = read_meta(folder)
+    check_compatible(meta, trainer.env_name, trainer.env)
+    if meta["policy"] != trainer.policy.spec:
+        raise ValueError(f"checkpoint policy {meta['policy']} differs from this run's {trainer.policy.spec}")
+    load_weights(trainer.policy, os.path.join(folder, "policy.safetensors"))
+    opt = torch.load(os.path.join(folder, "optimizer.pt"), weights_only=True)
+    trainer.optimizer.load_state_dict(opt["optimizer"])
+    torch.set_rng_state(opt["torch_rng"])
+    extra = load_file(os.path.join(folder, "state.safetensors"))
+    trainer.load_train_state({
+        "global_step": meta["step"], "iteration": meta["iteration"], "elapsed": meta["elapsed"],
+        "records": np.load(os.path.join(folder, "records.npy"), allow_pickle=False),
+        "just_done": extra["just_done"].numpy().astype(np.bool_),
+        "recurrent_state": [extra[f"recurrent.{i}"] for i in range(meta["recurrent_count"])],
+        "opponent": None if meta["opponent_state"] is None else {
+            "json": meta["opponent_state"],
+            "tensors": {k[len("opponent."):]: v for k, v in extra.items() if k.startswith("opponent.")}},
+    })
+    return meta

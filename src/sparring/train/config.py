@@ -1,0 +1,109 @@
+"""Trainer configuration: dataclass defaults, the env's ``[train]`` TOML table, CLI overrides."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import os
+import tomllib
+from typing import Any
+
+
+def _field(default: Any, doc: str, choices: tuple[str, ...] | None = None) -> Any:
+    meta = {"doc": doc}
+    if choices is not None:
+        meta["choices"] = choices
+    return dataclasses.field(default=default, metadata=meta)
+
+
+@dataclasses.dataclass
+class TrainConfig:
+    """Every knob of a PPO run; ``sparring train ENV --train.KEY VALUE`` sets one."""
+
+    seed: int = _field(0, "Seed of the env batch, the policy's initial weights and action sampling.")
+    num_envs: int = _field(1024, "Env instances stepped together; rows = num_envs * agents.")
+    horizon: int = _field(64, "Steps per env in one rollout; a batch is horizon * learner rows samples.")
+    steps: int = _field(0, "Stop after this many learner agent-steps (0: no step limit).")
+    minutes: float = _field(0.0, "Stop after this many minutes of training (0: no time limit).")
+    lr: float = _field(1e-2, "Learning rate at the start; annealed linearly to 0 when anneal_lr is on.")
+    anneal_lr: bool = _field(True, "Anneal the learning rate linearly with progress through the budget.")
+    optimizer: str = _field("adam", "Optimiser: adam, or muon for the matrix weights (Adam for the rest).",
+                            ("adam", "muon"))
+    gamma: float = _field(0.99, "Discount factor.")
+    gae_lambda: float = _field(0.95, "GAE lambda: 0 is one-step TD, 1 is Monte Carlo.")
+    update_epochs: int = _field(2, "Passes over each rollout batch.")
+    minibatch_size: int = _field(8192, "Samples per gradient step (rounded to whole sequences when recurrent).")
+    clip_coef: float = _field(0.2, "PPO policy ratio clip.")
+    vf_clip_coef: float = _field(0.2, "Value clip around the rollout's value estimate (0: no clipping).")
+    vf_coef: float = _field(0.5, "Weight of the value loss.")
+    ent_coef: float = _field(0.01, "Weight of the entropy bonus.")
+    max_grad_norm: float = _field(0.5, "Clip the global gradient norm to this.")
+    norm_adv: bool = _field(True, "Normalise advantages per minibatch.")
+    hidden: int = _field(128, "Width of the encoder and of the recurrent state.")
+    layers: int = _field(2, "Hidden layers of the MLP encoder.")
+    onehot_obs: bool = _field(True, "One-hot encode integer observations in [0, high] when high <= 16.")
+    recurrence: str = _field("none", "Recurrent core after the encoder.", ("none", "lstm", "mingru"))
+    device: str = _field("auto", "Torch device: auto (cuda, then mps, then cpu), cpu, cuda, mps.",
+                         ("auto", "cpu", "cuda", "mps"))
+    threads: int = _field(0, "Torch CPU threads (0: all cores but one, at least one).")
+    checkpoint_s: float = _field(30.0, "Seconds between checkpoints (0: after every update).")
+    keep_checkpoints: int = _field(3, "Newest checkpoints to keep in the run folder.")
+    pool_size: int = _field(8, "Self-play: past policies kept in the opponent pool.")
+    pool_every: int = _field(20, "Self-play: updates between snapshots of the learner into the pool.")
+    eval_episodes: int = _field(200, "Episodes of the final evaluation (0: skip it).")
+    tensorboard: bool = _field(True, "Write TensorBoard events when the tensorboard package is installed.")
+    wandb: bool = _field(False, "Log to Weights & Biases in offline mode (needs the [wandb] extra).")
+
+
+def train_toml_defaults(env_cls: type) -> dict:
+    """The ``[train]`` table of ``defaults.toml`` beside the env's module, if any."""
+    try:
+        path = os.path.join(os.path.dirname(inspect.getfile(env_cls)), "defaults.toml")
+    except (TypeError, OSError):
+        return {}
+    if not os.path.exists(path):
+        return {}
+    with open(path, "rb") as fh:
+        return tomllib.load(fh).get("train", {})
+
+
+def make_train_config(env_cls: type | None = None, overrides: dict | None = None) -> TrainConfig:
+    """TrainConfig from defaults, the env's ``[train]`` table and ``overrides`` (strings allowed)."""
+    values = {**(train_toml_defaults(env_cls) if env_cls is not None else {}), **(overrides or {})}
+    fields = {f.name: f for f in dataclasses.fields(TrainConfig)}
+    unknown = sorted(set(values) - set(fields))
+    if unknown:
+        raise ValueError(f"unknown train setting(s) {unknown}; valid: {', '.join(sorted(fields))}")
+    return TrainConfig(**{k: _coerce(fields[k], v) for k, v in values.items()})
+
+
+def _coerce(f: dataclasses.Field, value: Any) -> Any:
+    where = f"train setting {f.name!r}"
+    if "choices" in f.metadata:
+        if value not in f.metadata["choices"]:
+            raise ValueError(f"{where} is {value!r}; valid values: {list(f.metadata['choices'])}")
+        return value
+    kind = {"bool": bool, "int": int, "float": float, "str": str}[f.type]
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
+            return value.lower() in ("true", "1")
+        raise ValueError(f"{where} must be true or false, got {value!r}")
+    try:
+        number = float(value) if kind is int and isinstance(value, str) else value
+        if kind is int and float(number) != int(float(number)):
+            raise ValueError
+        return kind(float(number)) if kind is int else kind(number)
+    except (TypeError, ValueError):
+        raise ValueError(f"{where} must be {kind.__name__}, got {value!r}") from None
+
+
+def config_dict(cfg: TrainConfig) -> dict:
+    """The config as plain JSON-able values."""
+    return dataclasses.asdict(cfg)
+
+
+def describe_fields() -> str:
+    """One line per setting: name, default, doc (for ``--help``-style listings)."""
+    return "\n".join(f"  --train.{f.name} ({f.default!r}): {f.metadata['doc']}" for f in dataclasses.fields(TrainConfig))

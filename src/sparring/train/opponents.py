@@ -1,0 +1,189 @@
+"""Who plays the seats the learner does not train: the env's own opponent knob, a scripted policy, or a
+pool of past policies sampled by prioritised fictitious self-play (PFSP)."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+import numpy as np
+import torch
+
+from sparring.kit.config import make_config
+
+SELF_PLAY = "self"
+GROUPS = 4  # env groups, each facing one pool member per update: few forwards per step, varied opponents
+
+
+def _env_opponent_choices(env_cls) -> tuple[str, ...]:
+    for f in dataclasses.fields(env_cls.Config):
+        if f.name == "opponent" and "choices" in f.metadata:
+            return f.metadata["choices"]
+    return ()
+
+
+def make_opponent(env_cls, name: str | None, env_config: dict, cfg):
+    """Resolve ``--opponent NAME`` into (env config, factory(env, policy, device) -> (opponent, train rows))."""
+    knob = _env_opponent_choices(env_cls)
+    if name is None or name in knob:
+        if name is not None:
+            env_config["opponent"] = name
+        return env_config, lambda env, policy, device: (None, np.flatnonzero(env.learner_rows))
+    seats = env_cls.learner_seats(make_config(env_cls, env_config))
+    if name in env_cls.scripted or name == SELF_PLAY:
+        if len(seats) < 2:
+            raise ValueError(f"--opponent {name!r} needs an env with two learner seats; {env_cls.name!r} has "
+                             f"{len(seats)} with this config" + (f"; its opponent knob takes {list(knob)}" if knob else ""))
+        cls = ScriptedOpponent if name != SELF_PLAY else PoolOpponent
+        return env_config, lambda env, policy, device: cls.build(env, policy, device, name, cfg)
+    valid = [*knob, *env_cls.scripted, SELF_PLAY]
+    raise ValueError(f"unknown opponent {name!r} for env {env_cls.name!r}; valid: {valid}")
+
+
+def _split_rows(env):
+    """The learner trains seat 0 of its learner seats; the other learner seats are the opponent's."""
+    rows = np.flatnonzero(env.learner_rows)
+    seat = rows % env.num_agents
+    first = seat.min()
+    return rows[seat == first], rows[seat != first]
+
+
+class ScriptedOpponent:
+    """A scripted policy of the env plays the non-trained learner seats."""
+
+    @classmethod
+    def build(cls, env, policy, device, name, cfg):
+        """Opponent and trained rows (see :func:`make_opponent`)."""
+        train, opp = _split_rows(env)
+        return cls(env, name, opp), train
+
+    def __init__(self, env, name: str, rows: np.ndarray):
+        self.env, self.name, self.rows = env, name, rows
+        self.buffer = np.zeros((env.rows, len(env.heads.sizes)), np.int32)
+
+    def fill(self, actions: np.ndarray) -> None:
+        """Write the opponent's actions into the env action array."""
+        self.env.scripted_actions(self.name, out=self.buffer)
+        actions[self.rows] = self.buffer[self.rows]
+
+    def after_step(self, rewards, env_done) -> None:
+        """Scripted opponents learn nothing."""
+
+    def after_update(self, iteration: int) -> None:
+        """Scripted opponents do not change."""
+
+    def metrics(self) -> dict:
+        """No opponent metrics."""
+        return {}
+
+    def state(self) -> dict:
+        """Nothing to save."""
+        return {"json": {}, "tensors": {}}
+
+    def load_state(self, state: dict) -> None:
+        """Nothing to restore."""
+
+
+class PoolOpponent:
+    """Past versions of the learner play the other seats; PFSP picks the ones the learner loses to.
+
+    Envs are split into a few groups; each group faces one pool member, re-drawn after every update
+    with weight (1 - p)^2, p the learner's smoothed win rate against that member (draws count half).
+    """
+
+    @classmethod
+    def build(cls, env, policy, device, name, cfg):
+        """Opponent and trained rows (see :func:`make_opponent`)."""
+        train, opp = _split_rows(env)
+        return cls(env, policy, opp, cfg.pool_size, cfg.pool_every, cfg.seed, device), train
+
+    def __init__(self, env, policy, rows, pool_size: int, pool_every: int, seed: int, device):
+        self.env, self.policy, self.rows, self.device = env, policy, rows, device
+        self.pool_size, self.pool_every = max(1, pool_size), max(1, pool_every)
+        self.rng = np.random.default_rng(seed)
+        self.pool: list[dict] = []
+        self.wins: list[float] = []
+        self.games: list[float] = []
+        self.net = copy.deepcopy(policy)
+        self._add(policy)
+        envs = rows // env.num_agents
+        self.group_of_env = np.arange(env.num_envs) % GROUPS
+        self.group_rows = [torch.from_numpy(rows[self.group_of_env[envs] == g]) for g in range(GROUPS)]
+        self.learner_rows = np.flatnonzero(env.learner_rows)
+        self.learner_rows = self.learner_rows[np.isin(self.learner_rows, rows, invert=True)]
+        self.returns = np.zeros(env.num_envs, np.float64)
+        self.states = [policy.initial_state(len(r), device) for r in self.group_rows]
+        self._draw()
+
+    def _add(self, policy) -> None:
+        self.pool.append({k: v.detach().clone() for k, v in policy.state_dict().items()})
+        self.wins.append(0.0)
+        self.games.append(0.0)
+        if len(self.pool) > self.pool_size:
+            for seq in (self.pool, self.wins, self.games):
+                seq.pop(0)
+
+    def _draw(self) -> None:
+        p = (np.asarray(self.wins) + 1.0) / (np.asarray(self.games) + 2.0)
+        weight = (1.0 - p) ** 2 + 1e-6
+        self.choice = self.rng.choice(len(self.pool), size=GROUPS, p=weight / weight.sum())
+        self._build_nets()
+
+    def _build_nets(self) -> None:
+        self.nets = []
+        for member in self.choice:
+            net = copy.deepcopy(self.net)
+            net.load_state_dict(self.pool[member])
+            self.nets.append(net)
+
+    def fill(self, actions: np.ndarray) -> None:
+        """Write each group's pool member's actions into the env action array."""
+        obs, mask = torch.from_numpy(self.env.obs), torch.from_numpy(self.env.mask)
+        with torch.inference_mode():
+            for g, rows in enumerate(self.group_rows):
+                if len(rows):
+                    a, _, _, self.states[g] = self.nets[g].act(obs[rows].to(self.device), mask[rows].to(self.device),
+                                                               self.states[g])
+                    actions[rows.numpy()] = a.cpu().numpy()
+
+    def after_step(self, rewards, env_done) -> None:
+        """Track the learner's return per env; score finished episodes against the member faced."""
+        np.add.at(self.returns, self.learner_rows // self.env.num_agents, rewards[self.learner_rows])
+        if not env_done.any():
+            return
+        done = np.flatnonzero(env_done)
+        score = np.where(self.returns[done] > 0, 1.0, np.where(self.returns[done] < 0, 0.0, 0.5))
+        for g in range(GROUPS):
+            sel = self.group_of_env[done] == g
+            self.wins[self.choice[g]] += float(score[sel].sum())
+            self.games[self.choice[g]] += float(sel.sum())
+        self.returns[done] = 0.0
+        keep = torch.from_numpy(~np.repeat(env_done, self.env.num_agents))
+        self.states = [tuple(s * keep[r].unsqueeze(-1) for s in st) for st, r in zip(self.states, self.group_rows)]
+
+    def after_update(self, iteration: int) -> None:
+        """Snapshot the learner into the pool every ``pool_every`` updates; redraw opponents."""
+        if iteration % self.pool_every == 0:
+            self._add(self.policy)
+        self._draw()
+
+    def metrics(self) -> dict:
+        """Pool size and the learner's smoothed win rate against the whole pool."""
+        return {"selfplay/pool": len(self.pool),
+                "selfplay/win_rate": (sum(self.wins) + 1.0) / (sum(self.games) + 2.0)}
+
+    def state(self) -> dict:
+        """Pool weights (tensors) and PFSP statistics (JSON)."""
+        tensors = {f"pool.{i}.{k}": v for i, member in enumerate(self.pool) for k, v in member.items()}
+        return {"json": {"wins": self.wins, "games": self.games, "size": len(self.pool),
+                         "rng": self.rng.bit_generator.state, "choice": self.choice.tolist()}, "tensors": tensors}
+
+    def load_state(self, state: dict) -> None:
+        """Restore what :meth:`state` returned."""
+        meta, tensors = state["json"], state["tensors"]
+        self.pool = [{k.split(".", 2)[2]: v for k, v in tensors.items() if k.startswith(f"pool.{i}.")}
+                     for i in range(meta["size"])]
+        self.wins, self.games = list(meta["wins"]), list(meta["games"])
+        self.rng.bit_generator.state = meta["rng"]
+        self.choice = np.asarray(meta["choice"], np.int64)
+        self._build_nets()

@@ -1,0 +1,130 @@
+"""The actor-critic: MLP encoder, optional recurrent core, masked multi-discrete heads, value head."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+from torch import nn
+
+from sparring.train.heads import MaskedHeads
+from sparring.train.recurrent import CORES
+
+MAX_ONEHOT = 16
+
+
+def _layer(inp: int, out: int, gain: float) -> nn.Linear:
+    layer = nn.Linear(inp, out)
+    nn.init.orthogonal_(layer.weight, gain)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+def obs_scale(low: float, high: float) -> float:
+    """Multiplier that brings bounded observations into [-1, 1]; 1 when unbounded."""
+    bound = max(abs(float(low)), abs(float(high)))
+    return 1.0 / bound if math.isfinite(bound) and bound > 0 else 1.0
+
+
+def onehot_values(spec, enabled: bool) -> int:
+    """How many one-hot planes (values 1..high) to encode integer observations in [0, high] with; 0 for none.
+
+    A grid of small codes (empty, agent, target...) is categorical: a plane per code lets the first
+    layer weigh "agent here" and "target here" independently instead of as 1x and 2x of one weight.
+    """
+    integer = np.issubdtype(np.dtype(spec.dtype), np.integer)
+    if not enabled or not integer or spec.low < 0 or not 1 <= spec.high <= MAX_ONEHOT:
+        return 0
+    return int(spec.high)
+
+
+class Policy(nn.Module):
+    """Actor-critic over flat observations and multi-discrete heads.
+
+    Args:
+      obs_size: observation length; scale: multiplier applied to raw observations.
+      head_sizes: action head sizes; hidden: width; layers: encoder depth;
+      recurrence: "none", "lstm" or "mingru"; onehot: planes of a one-hot encoding of
+      integer observations (0: use the scaled raw values).
+    """
+
+    def __init__(self, obs_size: int, head_sizes, hidden: int = 128, layers: int = 1,
+                 recurrence: str = "none", scale: float = 1.0, onehot: int = 0):
+        super().__init__()
+        if int(layers) < 1:
+            raise ValueError(f"policy layers must be >= 1, got {layers}")
+        if recurrence != "none" and recurrence not in CORES:
+            raise ValueError(f"recurrence {recurrence!r} is not one of {['none', *CORES]}")
+        self.spec = {"obs_size": int(obs_size), "head_sizes": [int(s) for s in head_sizes], "hidden": int(hidden),
+                     "layers": int(layers), "recurrence": recurrence, "scale": float(scale), "onehot": int(onehot)}
+        self.onehot = int(onehot)
+        self.register_buffer("codes", torch.arange(1, self.onehot + 1, dtype=torch.uint8), persistent=False)
+        blocks, width = [], int(obs_size) * max(1, self.onehot)
+        for _ in range(layers):
+            blocks += [_layer(width, hidden, math.sqrt(2)), nn.ReLU()]
+            width = hidden
+        self.encoder = nn.Sequential(*blocks)
+        self.core = CORES[recurrence](hidden) if recurrence != "none" else None
+        self.heads = MaskedHeads(np.asarray(head_sizes))
+        self.actor = _layer(width, self.heads.total, 0.01)
+        self.critic = _layer(width, 1, 1.0)
+        self.scale = float(scale)
+
+    @property
+    def recurrent(self) -> bool:
+        """Whether the policy carries a state between ticks."""
+        return self.core is not None
+
+    def initial_state(self, batch: int, device=None) -> tuple:
+        """The state of ``batch`` fresh rows (empty tuple for the MLP)."""
+        return self.core.initial_state(batch, device) if self.core is not None else ()
+
+    def encode(self, obs: torch.Tensor) -> torch.Tensor:
+        """Raw observations (any dtype) -> features."""
+        if self.onehot:
+            planes = (obs.unsqueeze(-1) == self.codes.to(obs.dtype)).to(torch.float32)
+            return self.encoder(planes.flatten(-2))
+        return self.encoder(obs.to(torch.float32) * self.scale)
+
+    def act(self, obs, mask, state=(), reset=None, greedy: bool = False):
+        """One tick for rollouts: (actions [B, heads], logprob [B], value [B], new state)."""
+        x = self.encode(obs)
+        if self.core is not None:
+            x, state = self.core.step(x, state, reset)
+        grid = self.heads.grid(self.actor(x), mask)
+        if greedy:
+            actions = self.heads.greedy(grid)
+            logprob = torch.zeros(actions.shape[0], device=actions.device)
+        else:
+            actions, logprob = self.heads.sample(grid)
+        return actions, logprob, self.critic(x).squeeze(-1), state
+
+    def value(self, obs, state=(), reset=None) -> torch.Tensor:
+        """State values [B] (used to bootstrap the end of a rollout)."""
+        x = self.encode(obs)
+        if self.core is not None:
+            x, _ = self.core.step(x, state, reset)
+        return self.critic(x).squeeze(-1)
+
+    def evaluate(self, obs, mask, actions, state=(), resets=None):
+        """Training pass: (logprob, entropy, value), each shaped like the leading dims of ``obs``.
+
+        ``obs`` is [B, size] for the MLP, or [T, B, size] with ``resets`` [T, B] for a
+        recurrent policy, starting from ``state``.
+        """
+        lead = obs.shape[:-1]
+        x = self.encode(obs)
+        if self.core is not None:
+            x = self.core.sequence(x, state, resets)
+        x = x.reshape(-1, x.shape[-1])
+        grid = self.heads.grid(self.actor(x), mask.reshape(-1, mask.shape[-1]))
+        logprob, entropy = self.heads.log_prob_entropy(grid, actions.reshape(-1, actions.shape[-1]))
+        return logprob.view(lead), entropy.view(lead), self.critic(x).view(lead)
+
+
+def policy_for(env, cfg) -> Policy:
+    """The policy a TrainConfig asks for, shaped for a BatchedEnv."""
+    spec = env.obs_spec
+    return Policy(spec.size, env.heads.sizes, hidden=cfg.hidden, layers=cfg.layers, recurrence=cfg.recurrence,
+                  scale=obs_scale(spec.low, spec.high), onehot=onehot_values(spec, cfg.onehot_obs))

@@ -1,0 +1,80 @@
+"""The PPO update (CleanRL's losses): clipped policy and value losses, entropy bonus, grad clipping."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from sparring.train.gae import compute_gae
+
+
+def advantages_and_returns(rollout, gamma: float, lam: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """GAE advantages and value targets [T, N] for a collected rollout."""
+    cpu = [x.detach().cpu().numpy() for x in (rollout.rewards, rollout.values, rollout.dones, rollout.last_value)]
+    adv = torch.empty(rollout.rewards.shape)
+    compute_gae(*cpu, np.float32(gamma), np.float32(lam), adv.numpy())
+    adv = adv.to(rollout.values.device)
+    return adv, adv + rollout.values
+
+
+def _minibatches(rollout, cfg) -> list[torch.Tensor]:
+    """Index sets: flat sample indices for the MLP, row (sequence) indices when recurrent."""
+    horizon, rows = rollout.rewards.shape
+    if rollout.policy.recurrent:
+        per = max(1, min(rows, cfg.minibatch_size // horizon))
+        order = torch.randperm(rows)
+    else:
+        per = max(1, min(rows * horizon, cfg.minibatch_size))
+        order = torch.randperm(rows * horizon)
+    return list(order.to(rollout.values.device).split(per))
+
+
+def _losses(policy, rollout, idx, adv, ret, cfg):
+    if policy.recurrent:
+        state0 = tuple(s[idx] for s in rollout.state0)
+        newlogp, entropy, newv = policy.evaluate(rollout.obs[:, idx], rollout.mask[:, idx], rollout.actions[:, idx],
+                                                 state0, rollout.resets[:, idx])
+        pick = lambda x: x[:, idx]  # noqa: E731
+    else:
+        flat = lambda x: x.reshape(-1, *x.shape[2:])  # noqa: E731
+        pick = lambda x: flat(x)[idx]  # noqa: E731
+        newlogp, entropy, newv = policy.evaluate(pick(rollout.obs), pick(rollout.mask), pick(rollout.actions))
+    old_logp, old_v, mb_adv, mb_ret = pick(rollout.logprob), pick(rollout.values), pick(adv), pick(ret)
+    logratio = newlogp - old_logp
+    ratio = logratio.exp()
+    if cfg.norm_adv:
+        mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+    pg_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+    if cfg.vf_clip_coef > 0:
+        clipped = old_v + (newv - old_v).clamp(-cfg.vf_clip_coef, cfg.vf_clip_coef)
+        v_loss = 0.5 * torch.max((newv - mb_ret) ** 2, (clipped - mb_ret) ** 2).mean()
+    else:
+        v_loss = 0.5 * ((newv - mb_ret) ** 2).mean()
+    ent = entropy.mean()
+    with torch.no_grad():
+        approx_kl = ((ratio - 1) - logratio).mean()
+        clipfrac = ((ratio - 1).abs() > cfg.clip_coef).float().mean()
+    return pg_loss, v_loss, ent, approx_kl, clipfrac
+
+
+def ppo_update(policy: nn.Module, optimizer, rollout, cfg) -> dict:
+    """Advantages, then ``update_epochs`` passes of minibatch gradient steps; returns loss metrics."""
+    adv, ret = advantages_and_returns(rollout, cfg.gamma, cfg.gae_lambda)
+    totals = torch.zeros(5)
+    count = 0
+    for _ in range(cfg.update_epochs):
+        for idx in _minibatches(rollout, cfg):
+            pg_loss, v_loss, ent, approx_kl, clipfrac = _losses(policy, rollout, idx, adv, ret, cfg)
+            loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)
+            optimizer.step()
+            totals += torch.stack([pg_loss, v_loss, ent, approx_kl, clipfrac]).detach().cpu()
+            count += 1
+    pg, v, ent, kl, cf = (totals / max(1, count)).tolist()
+    var_ret = ret.var()
+    explained = float("nan") if var_ret == 0 else (1 - (ret - rollout.values).var() / var_ret).item()
+    return {"loss/policy": pg, "loss/value": v, "loss/entropy": ent, "loss/approx_kl": kl, "loss/clipfrac": cf,
+            "loss/explained_variance": explained}

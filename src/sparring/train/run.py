@@ -1,0 +1,106 @@
+"""``sparring train``: a run folder, the training loop with dashboard and checkpoints, plots and a final eval."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import time
+
+from sparring.kit import registry
+from sparring.train.checkpoint import read_meta, restore_trainer, save_checkpoint
+from sparring.train.config import TrainConfig, make_train_config
+from sparring.train.dashboard import Dashboard
+from sparring.train.metrics import MetricsLog, metric_columns
+from sparring.train.plots import plot_run
+from sparring.train.trainer import Trainer
+
+
+def new_run_dir(env_name: str, runs_dir: str = "runs") -> str:
+    """``runs/<env>-<YYYYmmdd-HHMMSS>``, suffixed if that exists already."""
+    base = os.path.join(runs_dir, f"{env_name}-{time.strftime('%Y%m%d-%H%M%S')}")
+    path, k = base, 1
+    while os.path.exists(path):
+        path, k = f"{base}-{k}", k + 1
+    os.makedirs(path)
+    return path
+
+
+def _resumed_config(meta: dict, overrides: dict) -> TrainConfig:
+    values = dict(meta["train_config"])
+    values.update(overrides)
+    return make_train_config(None, values)
+
+
+def train(env_name: str | None = None, overrides: dict | None = None, env_config: dict | None = None,
+          opponent: str | None = None, resume: str | None = None, runs_dir: str = "runs", stream=None) -> str:
+    """Train (or resume) a run; returns its folder.
+
+    ``overrides`` are ``--train.KEY`` values (strings allowed); on resume they may only
+    extend the budget or change logging, the rest comes from the checkpoint.
+    """
+    overrides = dict(overrides or {})
+    if resume is not None:
+        meta = read_meta(resume)
+        if env_name is not None and env_name != meta["env"]:
+            raise ValueError(f"run {resume!r} trained env {meta['env']!r}, not {env_name!r}")
+        env_name, run_dir = meta["env"], _run_folder_of(resume)
+        cfg = _resumed_config(meta, overrides)
+        trainer = Trainer(env_name, cfg, meta["env_config"], meta["opponent"])
+        restore_trainer(trainer, resume)
+    else:
+        env_cls = registry.get(env_name)
+        cfg = make_train_config(env_cls, overrides)
+        _check_budget(cfg)
+        trainer = Trainer(env_name, cfg, env_config, opponent)
+        run_dir = new_run_dir(env_name, runs_dir)
+    _check_budget(cfg)
+    with open(os.path.join(run_dir, "config.json"), "w") as fh:
+        json.dump({"env": env_name, "env_config": trainer.env_config, "opponent": trainer.opponent_name,
+                   "train": dataclasses.asdict(cfg)}, fh, indent=1)
+    log = MetricsLog(run_dir, metric_columns(trainer.env.env_cls), trainer.global_step if resume else None,
+                     tensorboard=cfg.tensorboard, wandb=cfg.wandb, wandb_config=dataclasses.asdict(cfg))
+    board = Dashboard(f"{env_name}  ->  {run_dir}", stream=stream)
+    last_save = time.monotonic()
+    try:
+        while not trainer.finished():
+            metrics = trainer.iterate()
+            log.write(metrics)
+            board.update(metrics, trainer.progress())
+            if time.monotonic() - last_save >= cfg.checkpoint_s:
+                save_checkpoint(run_dir, trainer, cfg.keep_checkpoints)
+                last_save = time.monotonic()
+        board.update({}, trainer.progress(), force=True)
+        save_checkpoint(run_dir, trainer, cfg.keep_checkpoints)
+    finally:
+        log.close()
+    plot_run(run_dir)
+    if cfg.eval_episodes > 0:
+        _final_eval(env_name, run_dir, trainer, cfg, board.stream)
+    return run_dir
+
+
+def _check_budget(cfg: TrainConfig) -> None:
+    if cfg.steps <= 0 and cfg.minutes <= 0:
+        raise ValueError("give a budget: --minutes M or --steps S (or --train.minutes / --train.steps)")
+
+
+def _run_folder_of(path: str) -> str:
+    """The run folder of a run, checkpoints or checkpoint path."""
+    path = os.path.abspath(path)
+    while path != os.path.dirname(path):
+        if os.path.exists(os.path.join(path, "metrics.jsonl")) or os.path.exists(os.path.join(path, "config.json")):
+            return path
+        path = os.path.dirname(path)
+    raise ValueError("could not find the run folder (with metrics.jsonl) above the checkpoint")
+
+
+def _final_eval(env_name: str, run_dir: str, trainer: Trainer, cfg: TrainConfig, stream) -> None:
+    from sparring.evaluate.episodes import format_report
+    from sparring.evaluate.play import evaluate_checkpoint
+
+    report = evaluate_checkpoint(env_name, run_dir, trainer.opponent_name, episodes=cfg.eval_episodes)
+    with open(os.path.join(run_dir, "eval.json"), "w") as fh:
+        json.dump(report, fh, indent=1)
+    stream.write(format_report(env_name, report) + f"\nrun folder: {run_dir}\n")
+    stream.flush()

@@ -1,0 +1,118 @@
+"""The PPO trainer: one env batch, one policy, rollouts and updates, resumable state."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+import torch
+
+from sparring.kit import registry
+from sparring.train.config import TrainConfig
+from sparring.train.opponents import make_opponent
+from sparring.train.optim import make_optimizer
+from sparring.train.policy import policy_for
+from sparring.train.ppo import ppo_update
+from sparring.train.rollout import Rollout
+
+
+def pick_device(name: str) -> torch.device:
+    """``auto`` picks cuda, then mps, then cpu; other names are checked for availability."""
+    if name == "auto":
+        if torch.cuda.is_available():
+            return torch.device("cuda")
+        mps = getattr(torch.backends, "mps", None)
+        return torch.device("mps" if mps is not None and mps.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ValueError("train device 'cuda' is not available here; valid: auto, cpu")
+    if name == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
+        raise ValueError("train device 'mps' is not available here; valid: auto, cpu")
+    return torch.device(name)
+
+
+class Trainer:
+    """PPO on the env registered as ``env_name``.
+
+    Args:
+      env_name: registry name; cfg: a :class:`TrainConfig`; env_config: env config
+      overrides; opponent: ``None`` (the env's default), a value of the env's
+      ``opponent`` knob, one of its scripted policies, or ``"self"`` (past-policy pool).
+    """
+
+    def __init__(self, env_name: str, cfg: TrainConfig, env_config: dict | None = None, opponent: str | None = None):
+        self.env_name, self.cfg = env_name, cfg
+        torch.manual_seed(cfg.seed)
+        # auto leaves a core to the env step and the OS: two busy torch threads on two cores stall
+        # each other whenever anything else runs, which costs far more than the second thread gains
+        torch.set_num_threads(cfg.threads or max(1, (os.cpu_count() or 1) - 1))
+        self.device = pick_device(cfg.device)
+        env_cls = registry.get(env_name)
+        self.opponent_name = opponent
+        env_config, self.opponent_factory = make_opponent(env_cls, opponent, dict(env_config or {}), cfg)
+        self.env_config = env_config
+        self.env = registry.make(env_name, num_envs=cfg.num_envs, seed=cfg.seed, **env_config)
+        self.policy = policy_for(self.env, cfg).to(self.device)
+        self.policy.heads.to(self.device)
+        self.optimizer = make_optimizer(self.policy, cfg.optimizer, cfg.lr)
+        self.opponent, train_rows = self.opponent_factory(self.env, self.policy, self.device)
+        self.rollout = Rollout(self.env, self.policy, cfg.horizon, train_rows, self.opponent, self.device)
+        self.global_step = 0
+        self.iteration = 0
+        self.elapsed = 0.0  # seconds spent training, carried across resumes
+
+    @property
+    def batch_size(self) -> int:
+        """Learner agent-steps per iteration."""
+        return self.cfg.horizon * len(self.rollout.rows_np)
+
+    def progress(self) -> float:
+        """Fraction of the budget used (steps or minutes, whichever is further along); 0 without a budget."""
+        parts = []
+        if self.cfg.steps > 0:
+            parts.append(self.global_step / self.cfg.steps)
+        if self.cfg.minutes > 0:
+            parts.append(self.elapsed / (60.0 * self.cfg.minutes))
+        return min(1.0, max(parts)) if parts else 0.0
+
+    def finished(self) -> bool:
+        """Whether the budget is spent (never without a budget)."""
+        return (self.cfg.steps > 0 or self.cfg.minutes > 0) and self.progress() >= 1.0
+
+    def iterate(self) -> dict:
+        """One rollout and one PPO update; returns this iteration's metrics."""
+        start = time.perf_counter()
+        lr = self.cfg.lr * (1.0 - self.progress()) if self.cfg.anneal_lr else self.cfg.lr
+        self.optimizer.set_lr(lr)
+        perf = self.rollout.collect()
+        collected = time.perf_counter()
+        losses = ppo_update(self.policy, self.optimizer, self.rollout, self.cfg)
+        end = time.perf_counter()
+        self.elapsed += end - start
+        self.global_step += self.batch_size
+        self.iteration += 1
+        if self.opponent is not None:
+            self.opponent.after_update(self.iteration)
+        metrics = {"train/step": self.global_step, "train/iteration": self.iteration, "train/lr": lr,
+                   "train/sps": self.batch_size / (end - start), "train/elapsed_s": self.elapsed,
+                   "perf/rollout_s": collected - start, "perf/update_s": end - collected, **perf, **losses}
+        metrics.update(self.rollout.stats.drain())
+        if self.opponent is not None:
+            metrics.update(self.opponent.metrics())
+        return metrics
+
+    def train_state(self) -> dict:
+        """Everything beyond weights and optimizer that a resume needs (JSON-able, plus arrays)."""
+        return {"global_step": self.global_step, "iteration": self.iteration, "elapsed": self.elapsed,
+                "just_done": self.rollout.just_done.cpu().numpy(), "records": self.env.snapshot(),
+                "recurrent_state": [s.cpu() for s in self.rollout.state],
+                "opponent": self.opponent.state() if self.opponent is not None else None}
+
+    def load_train_state(self, state: dict) -> None:
+        """Restore what :meth:`train_state` returned (after weights and optimizer)."""
+        self.global_step, self.iteration, self.elapsed = state["global_step"], state["iteration"], state["elapsed"]
+        self.env.restore(None, state["records"])
+        self.rollout.just_done = torch.from_numpy(np.asarray(state["just_done"], np.bool_)).to(self.device)
+        self.rollout.state = tuple(s.to(self.device) for s in state["recurrent_state"])
+        if self.opponent is not None and state.get("opponent") is not None:
+            self.opponent.load_state(state["opponent"])

@@ -1,0 +1,46 @@
+"""`sparring train / eval / watch` on a tiny budget: the run folder, the reports, the errors."""
+
+import csv
+import json
+import os
+
+from sparring.cli import main
+from tests.train import toys  # noqa: F401  (registers the toy envs)
+
+TINY = ["--train.num_envs", "32", "--train.horizon", "16", "--train.minibatch_size", "256", "--train.hidden", "32",
+        "--train.threads", "1", "--train.eval_episodes", "50", "--train.tensorboard", "false"]
+
+
+def test_train_then_eval_then_watch(tmp_path, capsys):
+    assert main(["train", "squared", "--steps", "2048", "--runs", str(tmp_path), *TINY]) == 0
+    run = str(tmp_path / os.listdir(tmp_path)[0])
+    assert os.path.basename(run).startswith("squared-")
+    files = set(os.listdir(run))
+    assert {"metrics.jsonl", "metrics.csv", "config.json", "checkpoints", "plots", "eval.json"} <= files
+    assert os.path.exists(os.path.join(run, "plots", "env.png"))
+    rows = list(csv.DictReader(open(os.path.join(run, "metrics.csv"))))
+    assert [r["train/step"] for r in rows] == ["512", "1024", "1536", "2048"]
+    assert {"train/sps", "loss/policy", "perf/env_s", "env/success"} <= set(rows[0])
+    assert "win" in capsys.readouterr().out
+
+    assert main(["eval", "squared", "--checkpoint", run, "--episodes", "40", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["episodes"] == 40 and report["checkpoint_step"] == 2048
+    assert report["win"]["count"] + report["loss"]["count"] + report["draw"]["count"] == 40
+    low, high = report["win"]["ci95"]
+    assert low <= report["win"]["rate"] <= high
+    assert report["phases"]["play"]["episodes"] == 40
+
+    assert main(["watch", "squared", "--checkpoint", run, "--episodes", "1", "--fps", "1000"]) == 0
+    out = capsys.readouterr().out
+    assert "@" in out and "episode 1 ended" in out
+
+    assert main(["eval", "toy_masked_pick", "--checkpoint", run, "--episodes", "5"]) == 2
+    assert "trained on env 'squared'" in capsys.readouterr().err
+
+
+def test_train_needs_a_budget_and_valid_settings(tmp_path, capsys):
+    assert main(["train", "squared", "--runs", str(tmp_path), *TINY]) == 2
+    assert "budget" in capsys.readouterr().err
+    assert main(["train", "squared", "--steps", "10", "--train.lr", "fast"]) == 2
+    assert "'lr' must be float" in capsys.readouterr().err

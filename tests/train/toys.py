@@ -1,0 +1,95 @@
+"""Toy envs for trainer tests: masked multi-head actions, and a two-seat matching game."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from sparring.kit import Env, Heads, Obs, choice, kernel, rand_int, register
+
+
+@kernel
+def masked_reset(s, cfg):
+    s.allowed = 1 + rand_int(s, 15)  # a non-empty subset of the 4 "pick" actions, as bits
+
+
+@kernel
+def masked_step(s, cfg, act, rew, term, trunc):
+    if (s.allowed >> act[0, 0]) & 1 == 0 or act[0, 1] == 2:
+        s.metrics[0] = 1.0  # a forbidden action got through
+    rew[0] = 1.0 if act[0, 1] == 0 else 0.0
+    term[0] = s.tick >= 5
+
+
+@kernel
+def masked_observe(s, cfg, obs, mask):
+    for k in range(4):
+        obs[0, k] = (s.allowed >> k) & 1
+        mask[0, k] = (s.allowed >> k) & 1 == 1
+    mask[0, 4 + 2] = False  # the last value of head "side" is never legal
+
+
+class MaskedPick(Env):
+    """Two heads of different sizes; per episode a random subset of "pick" and never side=2 is legal."""
+
+    name = "toy_masked_pick"
+    obs = Obs(4, np.uint8, low=0, high=1)
+    actions = Heads(pick=4, side=3)
+    state = {"allowed": "i4"}
+    metrics = ("forbidden",)
+    reset, step, observe = masked_reset, masked_step, masked_observe
+
+
+@dataclass
+class MatchConfig:
+    """Knobs of the matching game."""
+
+    opponent: str = choice("none", ("none", "zeros"), "none: both seats learn; zeros: seat 1 always plays 0")
+
+
+@kernel
+def match_reset(s, cfg):
+    s.cue = rand_int(s, 2)
+
+
+@kernel
+def match_step(s, cfg, act, rew, term, trunc):
+    other = 0 if cfg.opponent == 1 else act[1, 0]
+    won = act[0, 0] == other
+    rew[0] = 1.0 if won else -1.0
+    rew[1] = -rew[0]
+    s.metrics[0] = 1.0 if won else 0.0
+    term[0] = True
+    term[1] = True
+
+
+@kernel
+def match_observe(s, cfg, obs, mask):
+    obs[0, 0] = s.cue
+    obs[1, 0] = s.cue
+
+
+@kernel
+def match_zeros(s, cfg, agent, act):
+    act[0] = 0
+
+
+class Match(Env):
+    """Seat 0 wins a one-tick game by matching seat 1's bit; seat 1 wins by differing."""
+
+    name = "toy_match"
+    num_agents = 2
+    obs = Obs(1, np.uint8, low=0, high=1)
+    actions = Heads(bit=2)
+    state = {"cue": "i4"}
+    metrics = ("win",)
+    Config = MatchConfig
+    reset, step, observe = match_reset, match_step, match_observe
+    scripted = {"always_zero": match_zeros}
+
+    @classmethod
+    def learner_seats(cls, config):
+        return (0,) if config.opponent == "zeros" else (0, 1)
+
+
+register("toy_masked_pick", MaskedPick)
+register("toy_match", Match)
