@@ -22,6 +22,7 @@ _TEMPLATE = '''\
 import numpy as np
 from numba import njit
 from sparring.kit.rng import rand_float, rand_int
+from sparring.kit.unowned import unowned
 
 A = {agents}
 NM = {metrics}
@@ -54,6 +55,9 @@ def batch_step(recs, cfgs, blank, actions, sizes, seat_weight, rew, term, trunc,
             if actions[r, h] < 0 or actions[r, h] >= sizes[h]:
                 return r
     n = recs.shape[0]
+    # slices of owned arrays cost two atomic reference-count updates each
+    actions, rew, term, trunc = unowned(actions), unowned(rew), unowned(term), unowned(trunc)
+    obs, mask, final_obs = unowned(obs), unowned(mask), unowned(final_obs)
     for i in range(n):
         cfg = cfgs[0]
         s = recs[i]
