@@ -19,19 +19,26 @@ from sparring.kit.bench import throughput
 from sparring.train.config import make_train_config
 from sparring.train.trainer import Trainer
 
-PUFFERLIB = {"none": 132_000, "lstm": 29_000}
+PUFFERLIB = {"none": 132_000, "lstm": 29_000, "mingru": 29_000}
+# PufferLib-sized policies (one 128-wide layer on the raw grid, one epoch), then this trainer's squared defaults
+POLICIES = [
+    ("MLP, PufferLib-sized", {"recurrence": "none", "layers": 1, "onehot_obs": False, "update_epochs": 1}),
+    ("LSTM, PufferLib-sized", {"recurrence": "lstm", "layers": 1, "onehot_obs": False, "update_epochs": 1}),
+    ("MinGRU, same size", {"recurrence": "mingru", "layers": 1, "onehot_obs": False, "update_epochs": 1}),
+    ("MLP, sparring defaults", {}),
+]
 
 
-def training_rate(recurrence: str, envs: int, iterations: int, threads: int, layers: int) -> dict:
+def training_rate(policy: dict, envs: int, iterations: int, threads: int) -> dict:
     """Median steps/s and the rollout/update split of PPO iterations with this policy."""
-    cfg = make_train_config(None, {"num_envs": envs, "recurrence": recurrence, "threads": threads, "layers": layers,
-                                   "steps": 10**12, "anneal_lr": False})
+    cfg = make_train_config(None, {"num_envs": envs, "threads": threads, "steps": 10**12, "anneal_lr": False,
+                                   **policy})
     trainer = Trainer("squared", cfg)
     params = sum(p.numel() for p in trainer.policy.parameters())
     trainer.iterate()
     runs = [trainer.iterate() for _ in range(iterations)]
     median = statistics.median(r["train/sps"] for r in runs)
-    return {"recurrence": recurrence, "params": params, "sps": median,
+    return {"recurrence": cfg.recurrence, "params": params, "sps": median,
             "rollout_s": statistics.median(r["perf/rollout_s"] for r in runs),
             "update_s": statistics.median(r["perf/update_s"] for r in runs), "batch": trainer.batch_size}
 
@@ -45,13 +52,12 @@ def main() -> None:
     args = parser.parse_args()
     env_rate = throughput(registry.get("squared"), args.envs, repeats=5, seconds=0.3)["median"]
     print(f"squared env alone, random actions, {args.envs} envs: {env_rate / 1e6:.1f} M agent-steps/s (same process)")
-    for recurrence, layers in (("none", 1), ("none", 2), ("lstm", 1)):
-        r = training_rate(recurrence, args.envs, args.iterations, args.threads, layers)
-        name = "MLP" if recurrence == "none" else recurrence.upper()
-        print(f"PPO {name:<4} {layers} layer(s) {r['params'] / 1e3:6.1f}K params: {r['sps'] / 1e3:7.1f} K steps/s "
-              f"(batch {r['batch']}, rollout {r['rollout_s']:.2f} s + update {r['update_s']:.2f} s per iteration); "
-              f"{r['sps'] / env_rate:.4f}x the env alone; PufferLib yardstick {PUFFERLIB[recurrence] / 1e3:.0f} K "
-              f"-> {r['sps'] / PUFFERLIB[recurrence]:.2f}x")
+    for name, policy in POLICIES:
+        r = training_rate(policy, args.envs, args.iterations, args.threads)
+        print(f"PPO {name:<23} {r['params'] / 1e3:6.1f}K params: {r['sps'] / 1e3:6.1f} K steps/s "
+              f"(batch {r['batch']}: rollout {r['rollout_s']:.2f} s + update {r['update_s']:.2f} s); "
+              f"{r['sps'] / env_rate:.4f}x the env alone; vs PufferLib's {PUFFERLIB[r['recurrence']] / 1e3:.0f} K: "
+              f"{r['sps'] / PUFFERLIB[r['recurrence']]:.2f}x", flush=True)
 
 
 if __name__ == "__main__":

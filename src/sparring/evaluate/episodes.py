@@ -36,7 +36,7 @@ def play_episodes(env, policy, episodes: int, train_rows: np.ndarray, opponent=N
     """Rows of :func:`_finished` for exactly ``episodes`` episodes, spread evenly over the envs.
 
     ``env`` must be built with ``autoreset=False``: a finished env waits, so its final phase
-    and metrics can be read before it is reset with a fresh seed. Each env plays a fixed
+    and metrics can be read before ``reset_envs`` starts its next episode. Each env plays a fixed
     quota, so short episodes are not over-represented by stopping early.
     """
     if env.autoreset:
@@ -67,7 +67,6 @@ def play_episodes(env, policy, episodes: int, train_rows: np.ndarray, opponent=N
             out.append(_finished(env, done))
             played[done] += 1
             again = done[played[done] < quota[done]]
-            env.seed += 1  # a new seed per reset call: every restarted env gets a fresh episode
             env.reset_envs(again)
             restarted[again] = True
         reset = torch.from_numpy(np.repeat(restarted, env.num_agents)[rows.numpy()]).to(device)

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 
 
-def toml_defaults(env_cls: type) -> dict:
-    """The ``[env]`` table of ``defaults.toml`` beside the env's module, if any."""
+def toml_defaults(env_cls: type, table: str = "env") -> dict:
+    """The ``[table]`` of ``defaults.toml`` beside the env's module, if any."""
     try:
         path = os.path.join(os.path.dirname(inspect.getfile(env_cls)), "defaults.toml")
     except (TypeError, OSError):
@@ -20,7 +20,7 @@ def toml_defaults(env_cls: type) -> dict:
     if not os.path.exists(path):
         return {}
     with open(path, "rb") as fh:
-        return tomllib.load(fh).get("env", {})
+        return tomllib.load(fh).get(table, {})
 
 
 def make_config(env_cls: type, overrides: dict | None = None) -> Any:
@@ -35,26 +35,29 @@ def make_config(env_cls: type, overrides: dict | None = None) -> Any:
     if unknown:
         valid = ", ".join(sorted(fields)) or "(none: this env has no config)"
         raise ValueError(f"unknown config key(s) {unknown} for env {env_cls.name!r}; valid keys: {valid}")
-    clean = {k: _coerce(env_cls.name, fields[k], v) for k, v in values.items()}
+    clean = {k: coerce(f"config key {k!r} of env {env_cls.name!r}", fields[k], v) for k, v in values.items()}
     return env_cls.Config(**clean)
 
 
-def _coerce(env_name: str, f: dataclasses.Field, value: Any) -> Any:
-    where = f"config key {f.name!r} of env {env_name!r}"
+def coerce(where: str, f: dataclasses.Field, value: Any) -> Any:
+    """``value`` (possibly a CLI string) as the type of dataclass field ``f``, or a ValueError naming ``where``."""
     if "choices" in f.metadata:
         if value not in f.metadata["choices"]:
             raise ValueError(f"{where} is {value!r}; valid values: {list(f.metadata['choices'])}")
         return value
-    kind = {"bool": bool, "int": int, "float": float}.get(f.type, f.type)
+    kind = {"bool": bool, "int": int, "float": float, "str": str}.get(f.type, f.type)
     if kind is bool:
         if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
             return value.lower() in ("true", "1")
         if isinstance(value, (bool, np.bool_)):
             return bool(value)
-        raise ValueError(f"{where} must be a bool, got {value!r}")
+        raise ValueError(f"{where} must be true or false, got {value!r}")
     try:
-        if kind is int and isinstance(value, float) and not value.is_integer():
-            raise ValueError
+        if kind is int:
+            number = float(value) if isinstance(value, str) else value  # "1e6" is a fine step count
+            if float(number) != int(float(number)):
+                raise ValueError
+            return int(float(number))
         return kind(value)
     except (TypeError, ValueError):
         raise ValueError(f"{where} must be {kind.__name__}, got {value!r}") from None

@@ -129,7 +129,7 @@ def restore_trainer(trainer, path: str) -> dict:
     if meta["policy"] != trainer.policy.spec:
         raise ValueError(f"checkpoint policy {meta['policy']} differs from this run's {trainer.policy.spec}")
     load_weights(trainer.policy, os.path.join(folder, "policy.safetensors"))
-    opt = torch.load(os.path.join(folder, "optimizer.pt"), weights_only=True)
+    opt = torch.load(os.path.join(folder, "optimizer.pt"), weights_only=True, map_location="cpu")
     trainer.optimizer.load_state_dict(opt["optimizer"])
     torch.set_rng_state(opt["torch_rng"])
     extra = load_file(os.path.join(folder, "state.safetensors"))

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-import inspect
-import os
-import tomllib
 from typing import Any
+
+from sparring.kit.config import coerce, toml_defaults
 
 
 def _field(default: Any, doc: str, choices: tuple[str, ...] | None = None) -> Any:
@@ -55,48 +54,14 @@ class TrainConfig:
     wandb: bool = _field(False, "Log to Weights & Biases in offline mode (needs the [wandb] extra).")
 
 
-def train_toml_defaults(env_cls: type) -> dict:
-    """The ``[train]`` table of ``defaults.toml`` beside the env's module, if any."""
-    try:
-        path = os.path.join(os.path.dirname(inspect.getfile(env_cls)), "defaults.toml")
-    except (TypeError, OSError):
-        return {}
-    if not os.path.exists(path):
-        return {}
-    with open(path, "rb") as fh:
-        return tomllib.load(fh).get("train", {})
-
-
 def make_train_config(env_cls: type | None = None, overrides: dict | None = None) -> TrainConfig:
     """TrainConfig from defaults, the env's ``[train]`` table and ``overrides`` (strings allowed)."""
-    values = {**(train_toml_defaults(env_cls) if env_cls is not None else {}), **(overrides or {})}
+    values = {**(toml_defaults(env_cls, "train") if env_cls is not None else {}), **(overrides or {})}
     fields = {f.name: f for f in dataclasses.fields(TrainConfig)}
     unknown = sorted(set(values) - set(fields))
     if unknown:
         raise ValueError(f"unknown train setting(s) {unknown}; valid: {', '.join(sorted(fields))}")
-    return TrainConfig(**{k: _coerce(fields[k], v) for k, v in values.items()})
-
-
-def _coerce(f: dataclasses.Field, value: Any) -> Any:
-    where = f"train setting {f.name!r}"
-    if "choices" in f.metadata:
-        if value not in f.metadata["choices"]:
-            raise ValueError(f"{where} is {value!r}; valid values: {list(f.metadata['choices'])}")
-        return value
-    kind = {"bool": bool, "int": int, "float": float, "str": str}[f.type]
-    if kind is bool:
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
-            return value.lower() in ("true", "1")
-        raise ValueError(f"{where} must be true or false, got {value!r}")
-    try:
-        number = float(value) if kind is int and isinstance(value, str) else value
-        if kind is int and float(number) != int(float(number)):
-            raise ValueError
-        return kind(float(number)) if kind is int else kind(number)
-    except (TypeError, ValueError):
-        raise ValueError(f"{where} must be {kind.__name__}, got {value!r}") from None
+    return TrainConfig(**{k: coerce(f"train setting {k!r}", fields[k], v) for k, v in values.items()})
 
 
 def config_dict(cfg: TrainConfig) -> dict:
