@@ -94,13 +94,26 @@ def cmd_train(args, extra) -> int:
 
 
 def cmd_eval(args, extra) -> int:
-    """Evaluate a checkpoint: win/loss/draw with Wilson intervals, phases, episode means."""
+    """Evaluate a checkpoint: win/loss/draw with Wilson intervals, phases, episode means, failure analysis."""
     from sparring.evaluate.episodes import format_report
+    from sparring.evaluate.failures import format_failures
     from sparring.evaluate.play import evaluate_checkpoint
 
-    report = evaluate_checkpoint(args.env, args.checkpoint, args.opponent, args.episodes, seed=args.seed,
-                                 greedy=args.greedy, env_overrides=_groups(extra, {"env"}).get("env", {}))
-    print(json.dumps(report, indent=1) if args.json else format_report(args.env, report))
+    try:
+        report = evaluate_checkpoint(args.env, args.checkpoint, args.opponent, args.episodes, seed=args.seed,
+                                     greedy=args.greedy, env_overrides=_groups(extra, {"env"}).get("env", {}),
+                                     record=args.record, worst=args.worst, window=args.window, chart=True)
+    except FileExistsError as exc:
+        raise ValueError(str(exc)) from None
+    if args.json:
+        print(json.dumps(report, indent=1))
+        return 0
+    print(format_report(args.env, report))
+    print(f"failures (losses by final phase and by the last phase transition before the loss):\n"
+          f"{format_failures(report['failures'])}")
+    written = ([f"recording: {report['record']}"] if "record" in report else []) + \
+        [f"worst replay: {p}" for p in report.get("worst", [])] + [f"chart: {report['chart']}"]
+    print("\n".join(written))
     return 0
 
 
@@ -230,6 +243,12 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--greedy", action="store_true", help="most likely action instead of sampling")
         if name == "eval":
             p.add_argument("--json", action="store_true")
+            p.add_argument("--record", metavar="FILE", help="keep the evaluated episodes as a .parquet recording")
+            p.add_argument("--worst", type=int, default=0, metavar="K",
+                           help="write HTML replays of the K lowest-return episodes next to --record (else into "
+                                "the run folder)")
+            p.add_argument("--window", type=int, default=20,
+                           help="ticks after a phase began within which a loss counts as following it")
         else:
             p.add_argument("--fps", type=float, default=8.0)
         p.set_defaults(fn=fn)

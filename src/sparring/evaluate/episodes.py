@@ -32,12 +32,16 @@ def _finished(env, done_envs: np.ndarray) -> np.ndarray:
 
 
 def play_episodes(env, policy, episodes: int, train_rows: np.ndarray, opponent=None, greedy: bool = False,
-                  device="cpu") -> np.ndarray:
+                  device="cpu", tracker=None, recorder=None) -> np.ndarray:
     """Rows of :func:`_finished` for exactly ``episodes`` episodes, spread evenly over the envs.
 
     ``env`` must be built with ``autoreset=False``: a finished env waits, so its final phase
     and metrics can be read before ``reset_envs`` starts its next episode. Each env plays a fixed
     quota, so short episodes are not over-represented by stopping early.
+
+    Optional: ``tracker``, a :class:`~sparring.evaluate.failures.PhaseTracker` of ``env``,
+    follows phases and low-watermarks; ``recorder``, a :class:`~sparring.record.Recorder`
+    of ``env``, records the episodes (its episode ``k`` is row ``k`` of the result).
     """
     if env.autoreset:
         raise ValueError("play_episodes needs a BatchedEnv built with autoreset=False")
@@ -50,6 +54,9 @@ def play_episodes(env, policy, episodes: int, train_rows: np.ndarray, opponent=N
     reset = torch.zeros(len(rows), dtype=torch.bool, device=device)
     restarted = np.zeros(env.num_envs, np.bool_)
     out = []
+    step = env.step if recorder is None else recorder.step
+    if tracker is not None:
+        tracker.start(np.arange(env.num_envs))
     while (played < quota).any():
         with torch.inference_mode():
             obs = torch.from_numpy(env.obs)[rows].to(device)
@@ -58,16 +65,22 @@ def play_episodes(env, policy, episodes: int, train_rows: np.ndarray, opponent=N
         actions[rows.numpy()] = act.cpu().numpy()
         if opponent is not None:
             opponent.fill(actions)
-        env.step(actions)
+        step(actions)
         if opponent is not None:
             opponent.after_step(env.rewards, env.done)
+        if tracker is not None:
+            tracker.observe()
         done = np.flatnonzero(env.done & (played < quota))
         restarted[:] = False
         if len(done):
             out.append(_finished(env, done))
+            if tracker is not None:
+                tracker.finish(done)
             played[done] += 1
             again = done[played[done] < quota[done]]
             env.reset_envs(again)
+            if tracker is not None:
+                tracker.start(again)
             restarted[again] = True
         reset = torch.from_numpy(np.repeat(restarted, env.num_agents)[rows.numpy()]).to(device)
     return np.concatenate(out) if out else np.zeros((0, 3 + max(1, len(env.env_cls.metrics))))

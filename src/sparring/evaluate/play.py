@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 import time
 
 import numpy as np
 import torch
 
+from sparring.evaluate.chart import write_failure_chart
 from sparring.evaluate.episodes import play_episodes, summarize
+from sparring.evaluate.failures import PhaseTracker, summarize_failures
+from sparring.evaluate.outputs import output_folder, write_worst
 from sparring.kit import BatchedEnv, registry
+from sparring.record import Recorder
 from sparring.train.checkpoint import load_policy, read_meta
 from sparring.train.config import make_train_config
 from sparring.train.opponents import make_opponent
@@ -31,20 +37,47 @@ def _setup(env_name: str, checkpoint: str, opponent: str | None, env_overrides: 
 
 def evaluate_checkpoint(env_name: str, checkpoint: str, opponent: str | None = None, episodes: int = 1000,
                         seed: int = 12345, num_envs: int = 256, greedy: bool = False,
-                        env_overrides: dict | None = None) -> dict:
-    """Win/loss/draw with Wilson intervals, per-phase table and means for ``episodes`` episodes.
+                        env_overrides: dict | None = None, record: str | None = None, worst: int = 0,
+                        window: int = 20, chart: bool = False) -> dict:
+    """Win/loss/draw with Wilson intervals, per-phase table, means and failure analysis for ``episodes`` episodes.
 
     ``seed`` defaults to one no training run uses by default, so eval episodes are fresh.
+    ``record`` keeps the episodes as a Parquet recording; ``worst`` writes HTML replays of
+    that many lowest-return episodes next to it (into the run folder without ``record``), and
+    ``chart`` a PNG of the losses by phase and last transition (``window``: see
+    :func:`~sparring.evaluate.failures.summarize_failures`). Paths written are in the report.
     """
     if episodes < 1:
         raise ValueError(f"episodes must be >= 1, got {episodes}")
+    if worst < 0 or window < 0:
+        raise ValueError(f"worst and window must be >= 0, got worst={worst}, window={window}")
     env, policy, opp, rows, meta = _setup(env_name, checkpoint, opponent, env_overrides or {},
                                           min(num_envs, episodes), seed,
                                           autoreset=False)
-    data = play_episodes(env, policy, episodes, rows, opp, greedy=greedy)
-    report = summarize(env.env_cls, data)
-    report.update({"env": env_name, "checkpoint_step": meta["step"], "opponent": opponent or meta.get("opponent"),
-                   "greedy": greedy, "seed": seed})
+    tracker = PhaseTracker(env)
+    folder = output_folder(checkpoint, record)
+    stem = os.path.splitext(os.path.basename(record))[0] if record else f"eval-step{meta['step']}"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = record or (os.path.join(tmp, "eval.parquet") if worst else None)
+        name = f"checkpoint:{os.path.abspath(checkpoint)}@step{meta['step']}" + (":greedy" if greedy else "")
+        recorder = Recorder(env, path, policy=name) if path else None
+        try:
+            data = play_episodes(env, policy, episodes, rows, opp, greedy=greedy, tracker=tracker,
+                                 recorder=recorder)
+        finally:
+            if recorder is not None:
+                recorder.close()
+        report = summarize(env.env_cls, data)
+        report.update({"env": env_name, "checkpoint_step": meta["step"], "opponent": opponent or meta.get("opponent"),
+                       "greedy": greedy, "seed": seed})
+        report["failures"] = summarize_failures(env.env_cls, data, tracker.table(), tracker.watermarks, window)
+        if record:
+            report["record"] = record
+        if worst:
+            report["worst"] = write_worst(path, data, worst, folder, stem)
+    if chart:
+        report["chart"] = write_failure_chart(report["failures"], f"{env_name} step {meta['step']}",
+                                              os.path.join(folder, f"{stem}-failures.png"))
     return report
 
 

@@ -366,6 +366,8 @@ class Duel(Env):
     # copies leave garbage in padding, and the kit compares records byte for byte
     metrics = ("win", "draw", "damage_dealt", "damage_taken", "prayed_hits", "food_eaten", "specs", "freezes",
                "shaping_damage", "shaping_prayer")
+    # low-watermarks `sparring eval` reports per outcome: (state field, index); seat 0's lowest hp
+    watermarks = {"lowest_hp": ("hp", 0)}
     Config = DuelConfig
     reset, step, observe = reset, step, observe
     scripted = {"random": random, "reactive": reactive, "tribrid": tribrid, "robot": robot}
