@@ -44,6 +44,11 @@ class TrainConfig:
     recurrence: str = _field("none", "Recurrent core after the encoder.", ("none", "lstm", "mingru"))
     device: str = _field("auto", "Torch device: auto (cuda, then mps, then cpu), cpu, cuda, mps.",
                          ("auto", "cpu", "cuda", "mps"))
+    vec: str = _field("inprocess", "Env backend: inprocess (one BatchedEnv), or multiprocess (worker processes "
+                      "stepping slices of the batch into shared memory; pays off only for slow env steps).",
+                      ("inprocess", "multiprocess"))
+    workers: int = _field(2, "Slices of the multiprocess env backend: one steps in the trainer's process, "
+                             "the rest in worker processes (1..num_envs).")
     threads: int = _field(0, "Torch CPU threads (0: all cores but one, at least one).")
     checkpoint_s: float = _field(30.0, "Seconds between checkpoints (0: after every update).")
     keep_checkpoints: int = _field(3, "Newest checkpoints to keep in the run folder.")

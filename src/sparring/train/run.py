@@ -74,6 +74,7 @@ def train(env_name: str | None = None, overrides: dict | None = None, env_config
         save_checkpoint(run_dir, trainer, cfg.keep_checkpoints)
     finally:
         log.close()
+        trainer.close()
     plot_run(run_dir)
     if cfg.eval_episodes > 0:
         _final_eval(env_name, run_dir, trainer, cfg, board.stream)

@@ -1,0 +1,288 @@
+"""A multi-process env backend: worker processes step slices of the batch into shared memory.
+
+:class:`MultiprocessEnv` splits ``num_envs`` into ``workers`` contiguous slices, each held by a
+:class:`~sparring.kit.batch.BatchedEnv`: slice 0 in the calling process (it steps while the
+others do, saving a wake-up per step), the rest in ``workers - 1`` spawned processes. The
+row buffers (``obs``, ``mask``, ``rewards``, ``terminals``, ``truncations``, the actions)
+and the per-env ``done`` / ``ended_return`` live in one ``multiprocessing.shared_memory``
+block laid out as the in-process ``[rows, ...]`` buffers; each worker's BatchedEnv writes
+straight into its slice. Commands travel over Pipes: the parent and the workers block in
+``recv`` (no spinning). Env ``i`` is seeded from ``(seed, i)`` as in-process, so both
+backends produce the same episodes for the same actions.
+
+Spawned workers re-import the caller's ``__main__``: scripts need the ``if __name__ == "__main__"`` guard.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import weakref
+from multiprocessing import shared_memory
+
+import numpy as np
+
+from sparring.kit.batch import BatchedEnv
+from sparring.kit.config import make_config
+from sparring.kit.rng import mix_seed
+
+_ROW_BUFFERS = ("obs", "mask", "rewards", "terminals", "truncations")
+_ENV_BUFFERS = ("done", "ended_return")
+
+
+def _layout(rows: int, num_envs: int, obs_spec, heads) -> dict:
+    """name -> (shape, dtype, byte offset) of every shared buffer, 64-byte aligned."""
+    n_heads = len(heads.sizes)
+    shapes = {"obs": ((rows, obs_spec.size), obs_spec.dtype), "mask": ((rows, heads.total), np.bool_),
+              "rewards": ((rows,), np.float32), "terminals": ((rows,), np.bool_),
+              "truncations": ((rows,), np.bool_), "actions": ((rows, n_heads), np.int32),
+              "scripted": ((rows, n_heads), np.int32), "done": ((num_envs,), np.bool_),
+              "ended_return": ((num_envs,), np.float64)}
+    layout, offset = {}, 0
+    for name, (shape, dtype) in shapes.items():
+        layout[name] = (shape, np.dtype(dtype), offset)
+        offset += -(-int(np.prod(shape)) * np.dtype(dtype).itemsize // 64) * 64
+    return layout
+
+
+def _views(buf, layout: dict) -> dict:
+    return {name: np.ndarray(shape, dtype, buffer=buf, offset=off) for name, (shape, dtype, off) in layout.items()}
+
+
+def _seed(env: BatchedEnv, seed: int, first: int) -> None:
+    """Start fresh episodes with env ``j`` of this slice seeded from (seed, first + j), as in-process."""
+    env.seed = int(seed)
+    base = np.uint64(env.seed % 2**64)
+    env.records["rng"][:] = [mix_seed(base, np.uint64(first + j)) for j in range(env.num_envs)]
+    env.reset_envs(None)
+
+
+def _worker(conn, shm_name: str, layout: dict, env_cls, lo: int, hi: int, seed: int, config: dict) -> None:
+    """Serve commands for envs [lo, hi) until told to close or the parent's end of the pipe closes."""
+    shm = shared_memory.SharedMemory(name=shm_name)
+    try:
+        commands = _slice_commands(_views(shm.buf, layout), env_cls, lo, hi, seed, config)
+        _reply(conn, "ok", None)
+    except Exception as exc:
+        _reply(conn, "error", exc)
+        return
+    while True:
+        try:
+            cmd, arg = conn.recv()
+        except EOFError:  # the parent died
+            return
+        if cmd == "close":
+            return
+        try:
+            _reply(conn, "ok", commands[cmd](arg))
+        except Exception as exc:  # report to the parent, keep serving
+            _reply(conn, "error", exc)
+
+
+def _slice_commands(views: dict, env_cls, lo: int, hi: int, seed: int, config: dict) -> dict:
+    """A BatchedEnv over envs [lo, hi) writing into the shared ``views``; command name -> handler."""
+    env = BatchedEnv(env_cls, hi - lo, seed, **config)
+    rows = slice(lo * env.num_agents, hi * env.num_agents)
+    for name in (*_ROW_BUFFERS, *_ENV_BUFFERS):  # the kernels write wherever these attributes point
+        view = views[name][rows if name in _ROW_BUFFERS else slice(lo, hi)]
+        view[:] = getattr(env, name)  # keeps what the kernels never write (e.g. an all-ones mask)
+        setattr(env, name, view)
+    actions, scripted = views["actions"][rows], views["scripted"][rows]
+    _seed(env, seed, lo)
+
+    def scripted_into(name):
+        env.scripted_actions(name, out=scripted)
+
+    return {"step": lambda _: env.step(actions)[-1], "reset": lambda s: _seed(env, s, lo),
+            "scripted": scripted_into, "snapshot": lambda _: env.snapshot(), "restore": lambda arg: env.restore(*arg)}
+
+
+def _reply(conn, status: str, value) -> None:
+    try:
+        conn.send((status, value))
+    except Exception as exc:  # an exception that does not pickle
+        conn.send(("error", RuntimeError(f"{type(value).__name__}: {value} ({exc})")))
+
+
+def _shutdown(procs, conns, shm) -> None:
+    """Tell workers to exit, wait (then terminate stragglers), unlink the shared block."""
+    for conn in conns:
+        try:
+            conn.send(("close", None))
+        except OSError:  # that worker is gone already
+            pass
+    for proc, conn in zip(procs, conns):
+        proc.join(timeout=5)
+        if proc.is_alive():
+            proc.terminate()
+            proc.join()
+        conn.close()
+    shm.unlink()  # the mapping itself goes with the last array view (see _Block)
+
+
+class _Block(shared_memory.SharedMemory):
+    """The parent's shared block, never unmapped explicitly: the mapping lives while any array view does,
+    so buffers kept after ``close()`` (e.g. by a Rollout) read stale values instead of crashing."""
+
+    def __del__(self):
+        pass
+
+
+class MultiprocessEnv:
+    """``num_envs`` instances of ``env_cls`` in ``workers`` slices (one here, the rest in child processes).
+
+    Supports ``step``, ``reset``, ``scripted_actions``, ``snapshot`` and ``restore`` and the
+    attributes ``obs``, ``mask``, ``rewards``, ``terminals``, ``truncations``, ``done``,
+    ``ended_return``, ``learner_rows``, ``rows``, ``num_envs``, ``num_agents``, ``heads``,
+    ``obs_spec``, ``env_cls``, ``config``. Buffers are shared views, overwritten by each step.
+    Use as a context manager or call :meth:`close`; workers also exit when the parent dies.
+    """
+
+    def __init__(self, env_cls: type, num_envs: int = 1, seed: int = 0, workers: int = 2, **config):
+        if not isinstance(workers, (int, np.integer)) or not 1 <= workers <= num_envs:
+            raise ValueError(f"workers must be an int in [1, num_envs={num_envs}], got {workers!r}")
+        self.env_cls, self.config = env_cls, make_config(env_cls, config)
+        self.num_envs, self.num_agents = int(num_envs), int(env_cls.num_agents)
+        self.rows, self.seed, self.workers = self.num_envs * self.num_agents, int(seed), int(workers)
+        self.obs_spec, self.heads = env_cls.obs_spec(self.config), env_cls.actions
+        self.learner_rows = np.zeros(self.rows, np.bool_)
+        for seat in env_cls.learner_seats(self.config):
+            self.learner_rows[seat::self.num_agents] = True
+        self.bounds = np.linspace(0, self.num_envs, self.workers + 1).astype(np.int64)
+        layout = _layout(self.rows, self.num_envs, self.obs_spec, self.heads)
+        size = max(off + int(np.prod(shape)) * dt.itemsize for shape, dt, off in layout.values())
+        self._shm = _Block(create=True, size=size)
+        views = _views(self._shm.buf, layout)
+        for name in (*_ROW_BUFFERS, *_ENV_BUFFERS):
+            setattr(self, name, views[name])
+        self._actions, self._scripted = views["actions"], views["scripted"]
+        ctx = mp.get_context("spawn")
+        self._procs, self._conns = [], []
+        self._finalizer = weakref.finalize(self, _shutdown, self._procs, self._conns, self._shm)
+        for w in range(1, self.workers):
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=_worker, daemon=True, name=f"sparring-env-{w}",
+                               args=(child, self._shm.name, layout, env_cls, int(self.bounds[w]),
+                                     int(self.bounds[w + 1]), self.seed, config))
+            proc.start()
+            child.close()
+            self._procs.append(proc)
+            self._conns.append(parent)
+        try:  # slice 0 runs here while the workers start (and later, while they step)
+            self._local = _slice_commands(views, env_cls, 0, int(self.bounds[1]), self.seed, config)
+            self._gather([])
+        except BaseException:
+            self.close()
+            raise
+
+    def _call(self, cmd: str, args=None) -> list:
+        """Run ``cmd`` on every slice (``args``: one argument for all, or a list per slice); gather the results."""
+        if not self._finalizer.alive:
+            raise RuntimeError("this MultiprocessEnv is closed")
+        per = args if isinstance(args, list) else [args] * self.workers
+        for conn, arg in zip(self._conns, per[1:]):
+            conn.send((cmd, arg))
+        try:
+            local = [self._local[cmd](per[0])]
+        except Exception as exc:
+            self._gather([])  # keep the pipes in step before raising
+            raise exc
+        return self._gather(local)
+
+    def _gather(self, results: list) -> list:
+        """``results`` followed by each worker's reply; raises the first worker error."""
+        error = None
+        for w, conn in enumerate(self._conns, start=1):
+            try:
+                status, value = conn.recv()
+            except EOFError:
+                raise RuntimeError(f"env worker {w} exited (exit code {self._procs[w - 1].exitcode})") from None
+            if status == "error" and error is None:
+                error = value
+            results.append(value)
+        if error is not None:
+            raise error
+        return results
+
+    def step(self, actions):
+        """Advance every env one tick with ``actions`` [rows, heads]; same returns as ``BatchedEnv.step``."""
+        acts = np.asarray(actions)
+        if acts.ndim == 1 and len(self.heads.sizes) == 1:
+            acts = acts.reshape(-1, 1)
+        if acts.shape != self._actions.shape:
+            raise ValueError(f"actions must have shape {self._actions.shape} = (num_envs*num_agents, heads "
+                             f"{list(self.heads.names)}), got {acts.shape}")
+        if not np.issubdtype(acts.dtype, np.integer):
+            raise TypeError(f"actions must be integers, got dtype {acts.dtype}")
+        bad = (acts < 0) | (acts >= self.heads.sizes)
+        if bad.any():  # checked here, before any slice steps, so the slices stay in lockstep
+            row, sizes = int(np.flatnonzero(bad.any(axis=1))[0]), dict(zip(self.heads.names, self.heads.sizes.tolist()))
+            raise ValueError(f"action row {row} is {acts[row].tolist()}; head sizes are {sizes} (valid values 0..size-1)")
+        self._actions[:] = acts
+        info = _merge_infos(self._call("step"))
+        return self.obs, self.rewards, self.terminals, self.truncations, self.mask, info
+
+    def reset(self, seed: int | None = None):
+        """Start fresh episodes in every env (env ``i`` from (seed, i)); returns ``(obs, mask)``."""
+        if seed is not None:
+            self.seed = int(seed)
+        self._call("reset", self.seed)
+        return self.obs, self.mask
+
+    def scripted_actions(self, name: str, out: np.ndarray | None = None) -> np.ndarray:
+        """Actions [rows, heads] of the env's scripted policy ``name`` for the current states."""
+        self._call("scripted", name)
+        if out is None:
+            return self._scripted.copy()
+        out[:] = self._scripted
+        return out
+
+    def snapshot(self, indices=None) -> np.ndarray:
+        """Copies of the records of ``indices`` (all envs by default)."""
+        records = np.concatenate(self._call("snapshot"))
+        return records if indices is None else records[self._indices(indices)]
+
+    def restore(self, indices, records: np.ndarray) -> None:
+        """Assign ``records`` to env ``indices`` (all when None) and refresh their observations."""
+        idx = self._indices(indices)
+        recs = np.atleast_1d(np.asarray(records))
+        if len(recs) != len(idx):
+            raise ValueError(f"restore got {len(recs)} records for {len(idx)} indices")
+        owner = np.searchsorted(self.bounds, idx, side="right") - 1
+        self._call("restore", [(idx[owner == w] - self.bounds[w], recs[owner == w]) for w in range(self.workers)])
+
+    def _indices(self, indices) -> np.ndarray:
+        if indices is None:
+            return np.arange(self.num_envs, dtype=np.int64)
+        idx = np.atleast_1d(np.asarray(indices))
+        if not np.issubdtype(idx.dtype, np.integer) or (idx.size and (idx.min() < 0 or idx.max() >= self.num_envs)):
+            raise IndexError(f"env indices must be integers in [0, {self.num_envs}), got {idx.tolist()[:8]}")
+        return idx.astype(np.int64)
+
+    def close(self) -> None:
+        """Stop the workers and free the shared memory (idempotent)."""
+        self._finalizer()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _merge_infos(infos: list) -> dict:
+    """One step's info over workers: counts summed, means weighted by each worker's episodes."""
+    infos = [i for i in infos if i]
+    if len(infos) <= 1:
+        return infos[0] if infos else {}
+    total = sum(i["episodes"] for i in infos)
+    return {key: total if key == "episodes" else sum(i[key] for i in infos) if key.startswith("phase/")
+            else sum(i[key] * i["episodes"] for i in infos) / total for key in infos[0]}
+
+
+def make_env(env_cls: type, num_envs: int, seed: int, vec: str = "inprocess", workers: int = 2, **config):
+    """The env batch of the ``vec`` backend: ``inprocess`` (BatchedEnv) or ``multiprocess``."""
+    if vec == "inprocess":
+        return BatchedEnv(env_cls, num_envs=num_envs, seed=seed, **config)
+    if vec == "multiprocess":
+        return MultiprocessEnv(env_cls, num_envs=num_envs, seed=seed, workers=workers, **config)
+    raise ValueError(f"unknown env backend {vec!r}; valid: inprocess, multiprocess")
