@@ -3,60 +3,53 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 from sparring.kit.config import coerce, toml_defaults
-
-
-def _field(default: Any, doc: str, choices: tuple[str, ...] | None = None) -> Any:
-    meta = {"doc": doc}
-    if choices is not None:
-        meta["choices"] = choices
-    return dataclasses.field(default=default, metadata=meta)
+from sparring.kit.spec import choice, knob
 
 
 @dataclasses.dataclass
 class TrainConfig:
     """Every knob of a PPO run; ``sparring train ENV --train.KEY VALUE`` sets one."""
 
-    seed: int = _field(0, "Seed of the env batch, the policy's initial weights and action sampling.")
-    num_envs: int = _field(1024, "Env instances stepped together; rows = num_envs * agents.")
-    horizon: int = _field(64, "Steps per env in one rollout; a batch is horizon * learner rows samples.")
-    steps: int = _field(0, "Stop after this many learner agent-steps (0: no step limit).")
-    minutes: float = _field(0.0, "Stop after this many minutes of training (0: no time limit).")
-    lr: float = _field(1e-2, "Learning rate at the start; annealed linearly to 0 when anneal_lr is on.")
-    anneal_lr: bool = _field(True, "Anneal the learning rate linearly with progress through the budget.")
-    optimizer: str = _field("adam", "Optimiser: adam, or muon for the matrix weights (Adam for the rest).",
-                            ("adam", "muon"))
-    gamma: float = _field(0.99, "Discount factor.")
-    gae_lambda: float = _field(0.95, "GAE lambda: 0 is one-step TD, 1 is Monte Carlo.")
-    update_epochs: int = _field(2, "Passes over each rollout batch.")
-    minibatch_size: int = _field(8192, "Samples per gradient step (rounded to whole sequences when recurrent).")
-    clip_coef: float = _field(0.2, "PPO policy ratio clip.")
-    vf_clip_coef: float = _field(0.2, "Value clip around the rollout's value estimate (0: no clipping).")
-    vf_coef: float = _field(0.5, "Weight of the value loss.")
-    ent_coef: float = _field(0.01, "Weight of the entropy bonus.")
-    max_grad_norm: float = _field(0.5, "Clip the global gradient norm to this.")
-    norm_adv: bool = _field(True, "Normalise advantages per minibatch.")
-    hidden: int = _field(128, "Width of the encoder and of the recurrent state.")
-    layers: int = _field(2, "Hidden layers of the MLP encoder.")
-    onehot_obs: bool = _field(True, "One-hot encode integer observations in [0, high] when high <= 16.")
-    recurrence: str = _field("none", "Recurrent core after the encoder.", ("none", "lstm", "mingru"))
-    device: str = _field("auto", "Torch device: auto (cuda, then mps, then cpu), cpu, cuda, mps.",
-                         ("auto", "cpu", "cuda", "mps"))
-    vec: str = _field("inprocess", "Env backend: inprocess (one BatchedEnv), or multiprocess (worker processes "
-                      "stepping slices of the batch into shared memory; pays off only for slow env steps).",
-                      ("inprocess", "multiprocess"))
-    workers: int = _field(2, "Slices of the multiprocess env backend: one steps in the trainer's process, "
-                             "the rest in worker processes (1..num_envs).")
-    threads: int = _field(0, "Torch CPU threads (0: all cores but one, at least one).")
-    checkpoint_s: float = _field(30.0, "Seconds between checkpoints (0: after every update).")
-    keep_checkpoints: int = _field(3, "Newest checkpoints to keep in the run folder.")
-    pool_size: int = _field(8, "Self-play: past policies kept in the opponent pool.")
-    pool_every: int = _field(20, "Self-play: updates between snapshots of the learner into the pool.")
-    eval_episodes: int = _field(200, "Episodes of the final evaluation (0: skip it).")
-    tensorboard: bool = _field(True, "Write TensorBoard events when the tensorboard package is installed.")
-    wandb: bool = _field(False, "Log to Weights & Biases in offline mode (needs the [wandb] extra).")
+    seed: int = knob(0, "Seed of the env batch, the policy's initial weights and action sampling.")
+    num_envs: int = knob(1024, "Env instances stepped together; rows = num_envs * agents.")
+    horizon: int = knob(64, "Steps per env in one rollout; a batch is horizon * learner rows samples.")
+    steps: int = knob(0, "Stop after this many learner agent-steps (0: no step limit).")
+    minutes: float = knob(0.0, "Stop after this many minutes of training (0: no time limit).")
+    lr: float = knob(1e-2, "Learning rate at the start; annealed linearly to 0 when anneal_lr is on.")
+    anneal_lr: bool = knob(True, "Anneal the learning rate linearly with progress through the budget.")
+    optimizer: str = choice("adam", ("adam", "muon"),
+                            "Optimiser: adam, or muon for the matrix weights (Adam for the rest).")
+    gamma: float = knob(0.99, "Discount factor.")
+    gae_lambda: float = knob(0.95, "GAE lambda: 0 is one-step TD, 1 is Monte Carlo.")
+    update_epochs: int = knob(2, "Passes over each rollout batch.")
+    minibatch_size: int = knob(8192, "Samples per gradient step (rounded to whole sequences when recurrent).")
+    clip_coef: float = knob(0.2, "PPO policy ratio clip.")
+    vf_clip_coef: float = knob(0.2, "Value clip around the rollout's value estimate (0: no clipping).")
+    vf_coef: float = knob(0.5, "Weight of the value loss.")
+    ent_coef: float = knob(0.01, "Weight of the entropy bonus.")
+    max_grad_norm: float = knob(0.5, "Clip the global gradient norm to this.")
+    norm_adv: bool = knob(True, "Normalise advantages per minibatch.")
+    hidden: int = knob(128, "Width of the encoder and of the recurrent state.")
+    layers: int = knob(2, "Hidden layers of the MLP encoder.")
+    onehot_obs: bool = knob(True, "One-hot encode integer observations in [0, high] when high <= 16.")
+    recurrence: str = choice("none", ("none", "lstm", "mingru"), "Recurrent core after the encoder.")
+    device: str = choice("auto", ("auto", "cpu", "cuda", "mps"),
+                         "Torch device: auto (cuda, then mps, then cpu), cpu, cuda, mps.")
+    vec: str = choice("inprocess", ("inprocess", "multiprocess"),
+                      "Env backend: inprocess (one BatchedEnv), or multiprocess (worker processes "
+                      "stepping slices of the batch into shared memory; pays off only for slow env steps).")
+    workers: int = knob(2, "Slices of the multiprocess env backend: one steps in the trainer's process, "
+                           "the rest in worker processes (1..num_envs).")
+    threads: int = knob(0, "Torch CPU threads (0: all cores but one, at least one).")
+    checkpoint_s: float = knob(30.0, "Seconds between checkpoints (0: after every update).")
+    keep_checkpoints: int = knob(3, "Newest checkpoints to keep in the run folder.")
+    pool_size: int = knob(8, "Self-play: past policies kept in the opponent pool.")
+    pool_every: int = knob(20, "Self-play: updates between snapshots of the learner into the pool.")
+    eval_episodes: int = knob(200, "Episodes of the final evaluation (0: skip it).")
+    tensorboard: bool = knob(True, "Write TensorBoard events when the tensorboard package is installed.")
+    wandb: bool = knob(False, "Log to Weights & Biases in offline mode (needs the [wandb] extra).")
 
 
 def make_train_config(env_cls: type | None = None, overrides: dict | None = None) -> TrainConfig:
