@@ -7,18 +7,16 @@ import os
 import numpy as np
 
 from sparring.kit.batch import BatchedEnv
+from sparring.kit.check.play import allowed_actions
 
 
 class ScriptedPolicy:
     """The env's scripted policy ``name`` (deterministic given the state)."""
 
     def __init__(self, env: BatchedEnv, name: str):
-        if name not in env.env_cls.scripted:
-            raise ValueError(f"env {env.env_cls.name!r} has no scripted policy {name!r}; "
-                             f"known: {sorted(env.env_cls.scripted) or '(none)'}")
         self.name = f"scripted:{name}"
         self._script = name
-        self._out = np.zeros((env.rows, len(env.heads.sizes)), np.int32)
+        self._out = env.scripted_actions(name)  # fails here, naming the known policies, for an unknown name
 
     def __call__(self, env: BatchedEnv) -> np.ndarray:
         """Actions [rows, heads] for the env's current states."""
@@ -31,21 +29,10 @@ class RandomPolicy:
     def __init__(self, env: BatchedEnv, seed: int = 0):
         self.name = "random"
         self._rng = np.random.default_rng(seed)
-        self._bounds = list(zip(env.heads.offsets.tolist(), env.heads.sizes.tolist(), env.heads.names))
 
     def __call__(self, env: BatchedEnv) -> np.ndarray:
-        """Actions [rows, heads]: per head, the allowed value with the highest uniform score."""
-        out = np.empty((env.rows, len(self._bounds)), np.int32)
-        for h, (lo, size, head) in enumerate(self._bounds):
-            allowed = env.mask[:, lo:lo + size]
-            empty = ~allowed.any(axis=1)
-            if empty.any():
-                row = int(np.flatnonzero(empty)[0])
-                raise ValueError(f"env {env.env_cls.name!r}: the mask allows no value of head {head!r} at row "
-                                 f"{row}; observe() must allow at least one value per head")
-            scores = self._rng.random(allowed.shape) + allowed  # any allowed value beats every masked one
-            out[:, h] = scores.argmax(axis=1)
-        return out
+        """Actions [rows, heads], each head's value drawn among those its mask allows."""
+        return allowed_actions(env.mask, env.heads.sizes, self._rng.random((env.rows, len(env.heads.sizes))))
 
 
 class CheckpointPolicy:
