@@ -33,3 +33,43 @@ def test_dashboard_lines_when_not_a_terminal():
     board.update({"train/step": 64, "train/sps": 1234.5, "env/success": 0.5}, 0.25, force=True)
     assert "[ 25.0%] step 64" in out.getvalue() and "success=0.5" in out.getvalue()
     assert "ETA" in board.render(0.25)
+
+
+def test_tensorboard_events_hold_the_logged_scalars(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    write_steps(tmp_path, [1, 2, 3])
+    events = EventAccumulator(str(tmp_path / "tensorboard"))
+    events.Reload()
+    assert [(e.step, e.value) for e in events.Scalars("train/sps")] == [(1, 1001.0), (2, 1002.0), (3, 1003.0)]
+    assert "loss/policy" not in events.Tags()["scalars"]  # NaN metrics are left out, as in the CSV
+
+
+def wandb_history(path) -> list[dict]:
+    """The history rows of an offline ``.wandb`` file (a LevelDB-style log of protobuf records)."""
+    from wandb.proto import wandb_internal_pb2
+
+    data, pos, rows, block = open(path, "rb").read(), 7, [], 32768  # 7: the file header
+    while pos + 7 <= len(data):
+        if block - pos % block < 7:  # a block's tail too short for a record header is padding
+            pos += block - pos % block
+            continue
+        length = int.from_bytes(data[pos + 4:pos + 6], "little")
+        assert data[pos + 6] == 1, "test reader handles whole (unsplit) records only"
+        record = wandb_internal_pb2.Record.FromString(data[pos + 7:pos + 7 + length])
+        if record.WhichOneof("record_type") == "history":
+            rows.append({"/".join(i.nested_key) or i.key: json.loads(i.value_json) for i in record.history.item})
+        pos += 7 + length
+    return rows
+
+
+def test_wandb_offline_run_keeps_the_metrics(tmp_path, monkeypatch):
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    log = MetricsLog(str(tmp_path), metric_columns(registry.get("squared")), tensorboard=False, wandb=True,
+                     wandb_config={"lr": 0.01})
+    for s in (1, 2):
+        log.write({"train/step": s, "train/sps": 1000.5 + s})
+    log.close()
+    (path,) = (tmp_path / "wandb").glob("offline-run-*/run-*.wandb")
+    rows = [r for r in wandb_history(path) if "train/sps" in r]
+    assert [(r["_step"], r["train/sps"]) for r in rows] == [(1, 1001.5), (2, 1002.5)]
