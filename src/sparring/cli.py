@@ -7,7 +7,7 @@ import json
 import sys
 
 from sparring.kit import registry
-from sparring.kit.config import make_config
+from sparring.scaffold.cli import add_commands as scaffold_commands
 
 
 def _split_overrides(extra: list[str]) -> dict[str, dict[str, str]]:
@@ -36,17 +36,6 @@ def _env_overrides(extra: list[str]) -> dict[str, str]:
     if unknown:
         raise SystemExit(f"sparring: unknown override group(s) {unknown}; this command takes --env.KEY VALUE")
     return groups.get("env", {})
-
-
-def cmd_list(args, extra) -> int:
-    """Print every registered env with its shape."""
-    for name in registry.names():
-        cls = registry.get(name)
-        obs = cls.obs_spec(make_config(cls))
-        heads = ", ".join(f"{n}={s}" for n, s in zip(cls.actions.names, cls.actions.sizes))
-        print(f"{name}: agents={cls.num_agents} obs={obs.size}x{obs.dtype} heads=[{heads}] "
-              f"phases={list(cls.phases)} scripted={sorted(cls.scripted)}")
-    return 0
 
 
 def cmd_check(args, extra) -> int:
@@ -209,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog="sparring", description="Fast, honest game environments and agents.")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="registered envs").set_defaults(fn=cmd_list)
+    scaffold_commands(sub)  # list, new
     p = sub.add_parser("check", help="the env doctor: determinism, snapshots, masks, bounds, reward audit")
     p.add_argument("env")
     p.add_argument("--steps", type=int, default=2000, help="random-policy steps per check")
