@@ -1,0 +1,25 @@
+"""`sparring list`: every env's shape, and a broken env reported without hiding the others."""
+
+import json
+
+from sparring.cli import main
+from sparring.kit import registry
+from sparring.scaffold.listing import env_summary, format_summary
+
+
+def test_list_json_describes_squared(capsys):
+    assert main(["list", "--json"]) == 0
+    squared = {e["name"]: e for e in json.loads(capsys.readouterr().out)}["squared"]
+    assert squared == {"name": "squared", "agents": 1, "obs_size": 121, "obs_dtype": "uint8", "heads": {"move": 5},
+                       "phases": ["play"], "metrics": ["success"], "scripted": ["greedy"],
+                       "best_scripted": "greedy", "source": "sparring.envs.squared.env"}
+
+
+def test_an_env_that_cannot_load_is_listed_with_its_error(capsys, monkeypatch):
+    # registered for this test only: other tests list the registry too
+    monkeypatch.setitem(registry._REGISTRY, "toy_missing_module", "sparring_no_such_module.env:Nope")
+    info = env_summary("toy_missing_module")
+    assert "ModuleNotFoundError" in info["error"] and "cannot load" in format_summary(info)
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "toy_missing_module: cannot load" in out and "squared: agents=1" in out
