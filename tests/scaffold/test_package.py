@@ -18,17 +18,17 @@ from sparring.cli import main
 
 # one interpreter for every command: imports and Numba compiles are paid once
 DRIVER = textwrap.dedent("""
-    import contextlib, io, json, pathlib, sys, time
+    import contextlib, io, json, pathlib, sys
     from sparring.cli import main
 
     results, runs = [], pathlib.Path(sys.argv[2])
     for argv in json.loads(sys.argv[1]):
         if "{run}" in argv:  # the run folder that `train` made
             argv[argv.index("{run}")] = str(next(runs.iterdir()))
-        out, start = io.StringIO(), time.perf_counter()
+        out = io.StringIO()
         with contextlib.redirect_stdout(out):
             code = main(argv)
-        results.append({"argv": argv, "code": code, "out": out.getvalue(), "s": time.perf_counter() - start})
+        results.append({"argv": argv, "code": code, "out": out.getvalue()})
     print(json.dumps(results))
 """)
 
