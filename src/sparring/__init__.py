@@ -11,5 +11,6 @@ __version__ = "0.1.0"
 
 register("squared", "sparring.envs.squared.env:Squared")
 register("duel", "sparring.envs.duel.env:Duel")
+register("serpent", "sparring.envs.serpent.env:Serpent")
 
 __all__ = ["make", "names", "register", "__version__"]
