@@ -11,6 +11,9 @@ __version__ = "0.1.0"
 
 register("squared", "sparring.envs.squared.env:Squared")
 register("duel", "sparring.envs.duel.env:Duel")
+register("town", "sparring.envs.town.env:Town")
+register("town16", "sparring.envs.town.env:Town16")
+register("town64", "sparring.envs.town.env:Town64")
 register("serpent", "sparring.envs.serpent.env:Serpent")
 
 __all__ = ["make", "names", "register", "__version__"]

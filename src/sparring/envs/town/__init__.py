@@ -1,0 +1,1 @@
+"""`town`: a multi-agent world of characters with needs, goods, skills and goals (see env.py)."""
