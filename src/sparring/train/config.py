@@ -37,11 +37,13 @@ class TrainConfig:
     recurrence: str = choice("none", ("none", "lstm", "mingru"), "Recurrent core after the encoder.")
     device: str = choice("auto", ("auto", "cpu", "cuda", "mps"),
                          "Torch device: auto (cuda, then mps, then cpu), cpu, cuda, mps.")
-    vec: str = choice("inprocess", ("inprocess", "multiprocess"),
-                      "Env backend: inprocess (one BatchedEnv), or multiprocess (worker processes "
-                      "stepping slices of the batch into shared memory; pays off only for slow env steps).")
-    workers: int = knob(2, "Slices of the multiprocess env backend: one steps in the trainer's process, "
-                           "the rest in worker processes (1..num_envs).")
+    vec: str = choice("inprocess", ("inprocess", "multiprocess", "ray"),
+                      "Env backend: inprocess (one BatchedEnv), multiprocess (worker processes "
+                      "stepping slices of the batch into shared memory; pays off only for slow env steps), "
+                      "or ray (Ray actors stepping the slices; needs the [ray] extra).")
+    workers: int = knob(2, "Slices of the multiprocess env backend (one steps in the trainer's process, "
+                           "the rest in worker processes), or Ray actors of the ray backend (1..num_envs).")
+    ray_address: str = knob("", "Ray cluster address for vec=ray (empty: start a local Ray instance).")
     threads: int = knob(0, "Torch CPU threads (0: all cores but one, at least one).")
     checkpoint_s: float = knob(30.0, "Seconds between checkpoints (0: after every update).")
     keep_checkpoints: int = knob(3, "Newest checkpoints to keep in the run folder.")

@@ -15,7 +15,7 @@ from sparring.train.optim import make_optimizer
 from sparring.train.policy import policy_for
 from sparring.train.ppo import ppo_update
 from sparring.train.rollout import Rollout
-from sparring.train.vec import MultiprocessEnv, make_env
+from sparring.train.vec import make_env
 
 
 def pick_device(name: str) -> torch.device:
@@ -52,7 +52,7 @@ class Trainer:
         self.opponent_name = opponent
         env_config, self.opponent_factory = make_opponent(env_cls, opponent, dict(env_config or {}), cfg)
         self.env_config = env_config
-        self.env = make_env(env_cls, cfg.num_envs, cfg.seed, cfg.vec, cfg.workers, **env_config)
+        self.env = make_env(env_cls, cfg.num_envs, cfg.seed, cfg.vec, cfg.workers, cfg.ray_address, **env_config)
         self.policy = policy_for(self.env, cfg).to(self.device)
         self.policy.heads.to(self.device)
         self.optimizer = make_optimizer(self.policy, cfg.optimizer, cfg.lr)
@@ -63,9 +63,10 @@ class Trainer:
         self.elapsed = 0.0  # seconds spent training, carried across resumes
 
     def close(self) -> None:
-        """Stop the env's worker processes (multiprocess backend; nothing to do in-process)."""
-        if isinstance(self.env, MultiprocessEnv):
-            self.env.close()
+        """Stop the env's worker processes or actors (multiprocess and ray backends; nothing to do in-process)."""
+        close = getattr(self.env, "close", None)
+        if close is not None:
+            close()
 
     @property
     def batch_size(self) -> int:

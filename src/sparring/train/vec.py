@@ -279,10 +279,16 @@ def _merge_infos(infos: list) -> dict:
             else sum(i[key] * i["episodes"] for i in infos) / total for key in infos[0]}
 
 
-def make_env(env_cls: type, num_envs: int, seed: int, vec: str = "inprocess", workers: int = 2, **config):
-    """The env batch of the ``vec`` backend: ``inprocess`` (BatchedEnv) or ``multiprocess``."""
+def make_env(env_cls: type, num_envs: int, seed: int, vec: str = "inprocess", workers: int = 2,
+             ray_address: str = "", **config):
+    """The env batch of the ``vec`` backend: ``inprocess`` (BatchedEnv), ``multiprocess``, or ``ray``
+    (actors on the Ray cluster at ``ray_address``, or on a local Ray instance when it is empty)."""
     if vec == "inprocess":
         return BatchedEnv(env_cls, num_envs=num_envs, seed=seed, **config)
     if vec == "multiprocess":
         return MultiprocessEnv(env_cls, num_envs=num_envs, seed=seed, workers=workers, **config)
-    raise ValueError(f"unknown env backend {vec!r}; valid: inprocess, multiprocess")
+    if vec == "ray":
+        from sparring.train.vec_ray import RayEnv
+
+        return RayEnv(env_cls, num_envs=num_envs, seed=seed, workers=workers, address=ray_address, **config)
+    raise ValueError(f"unknown env backend {vec!r}; valid: inprocess, multiprocess, ray")

@@ -1,0 +1,192 @@
+"""A Ray env backend: slices of the batch stepped by Ray actors (one BatchedEnv each), the learner local.
+
+:class:`RayEnv` has the interface of :class:`~sparring.train.vec.MultiprocessEnv` (``step``,
+``reset``, ``scripted_actions``, ``snapshot``, ``restore``, the row buffers). Each step sends
+every actor its slice of the actions and copies the slices it returns into local buffers, so
+a Rollout reads them like in-process ones. Env ``i`` is seeded from ``(seed, i)`` as
+in-process: for the same actions both backends produce the same episodes.
+
+Without an address it starts (or joins, if this process has one) a local Ray instance; with
+``address`` it connects to that cluster, whose nodes must have this package installed (or be
+given it through a Ray runtime environment). Every actor asks Ray for one CPU.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from sparring.kit.batch import BatchedEnv
+from sparring.kit.config import make_config
+from sparring.train.vec import _merge_infos, _seed
+
+_ROW_BUFFERS = ("obs", "mask", "rewards", "terminals", "truncations")
+_ENV_BUFFERS = ("done", "ended_return")
+
+
+class _Slice:
+    """Envs [lo, hi) of the batch in one actor."""
+
+    def __init__(self, env_cls, lo: int, hi: int, seed: int, config: dict):
+        self.env, self.lo = BatchedEnv(env_cls, hi - lo, seed, **config), lo
+        _seed(self.env, seed, lo)
+
+    def buffers(self) -> tuple:
+        env = self.env
+        return tuple(getattr(env, name) for name in (*_ROW_BUFFERS, *_ENV_BUFFERS))
+
+    def step(self, actions: np.ndarray) -> tuple:
+        info = self.env.step(actions)[-1]
+        return (*self.buffers(), info)
+
+    def reset(self, seed: int) -> tuple:
+        _seed(self.env, seed, self.lo)
+        return self.buffers()
+
+    def scripted(self, name: str) -> np.ndarray:
+        return self.env.scripted_actions(name)
+
+    def snapshot(self) -> np.ndarray:
+        return self.env.snapshot()
+
+    def restore(self, indices: np.ndarray, records: np.ndarray) -> tuple:
+        if len(indices):
+            self.env.restore(indices, records)
+        return self.buffers()
+
+
+def init_ray(address: str = "", min_cpus: int = 1) -> None:
+    """Connect to the Ray cluster at ``address``, or start a local instance with at least ``min_cpus`` CPUs."""
+    import ray
+
+    if ray.is_initialized():
+        return
+    if address:
+        ray.init(address=address, log_to_driver=False)
+    else:  # workers inherit this environment, NUMBA_CACHE_DIR included, so they load compiled kernels warm
+        ray.init(num_cpus=max(min_cpus, os.cpu_count() or 1), include_dashboard=False, log_to_driver=False)
+
+
+class RayEnv:
+    """``num_envs`` instances of ``env_cls`` in ``workers`` Ray actors; same interface as ``MultiprocessEnv``."""
+
+    def __init__(self, env_cls: type, num_envs: int = 1, seed: int = 0, workers: int = 2, address: str = "",
+                 **config):
+        if not isinstance(workers, (int, np.integer)) or not 1 <= workers <= num_envs:
+            raise ValueError(f"workers must be an int in [1, num_envs={num_envs}], got {workers!r}")
+        import ray
+
+        self.env_cls, self.config = env_cls, make_config(env_cls, config)
+        self.num_envs, self.num_agents = int(num_envs), int(env_cls.num_agents)
+        self.rows, self.seed, self.workers = self.num_envs * self.num_agents, int(seed), int(workers)
+        self.obs_spec, self.heads = env_cls.obs_spec(self.config), env_cls.actions
+        self.learner_rows = np.zeros(self.rows, np.bool_)
+        for seat in env_cls.learner_seats(self.config):
+            self.learner_rows[seat::self.num_agents] = True
+        self.bounds = np.linspace(0, self.num_envs, self.workers + 1).astype(np.int64)
+        self._row_slices = [slice(lo * self.num_agents, hi * self.num_agents)
+                            for lo, hi in zip(self.bounds[:-1], self.bounds[1:])]
+        self._env_slices = [slice(lo, hi) for lo, hi in zip(self.bounds[:-1], self.bounds[1:])]
+        init_ray(address, self.workers)
+        self._ray = ray
+        actor = ray.remote(num_cpus=1)(_Slice)
+        self._actors = [actor.remote(env_cls, int(lo), int(hi), self.seed, config)
+                        for lo, hi in zip(self.bounds[:-1], self.bounds[1:])]
+        probe = BatchedEnv(env_cls, 1, seed, **config)  # the buffers' shapes and dtypes
+        for name in _ROW_BUFFERS:
+            row = getattr(probe, name)
+            setattr(self, name, np.zeros((self.rows, *row.shape[1:]), row.dtype))
+        for name in _ENV_BUFFERS:
+            setattr(self, name, np.zeros(self.num_envs, getattr(probe, name).dtype))
+        self._closed = False
+        try:
+            self._store(self._get([a.buffers.remote() for a in self._actors]))
+        except BaseException:
+            self.close()
+            raise
+
+    def _get(self, refs: list) -> list:
+        if self._closed:
+            raise RuntimeError("this RayEnv is closed")
+        try:
+            return self._ray.get(refs)
+        except self._ray.exceptions.RayTaskError as exc:
+            raise exc.as_instanceof_cause() from None  # the env's own error (e.g. a ValueError), not a wrapper
+
+    def _store(self, parts: list) -> None:
+        """Copy each actor's buffers into its slice of the local ones."""
+        for part, rows, envs in zip(parts, self._row_slices, self._env_slices):
+            for name, value in zip((*_ROW_BUFFERS, *_ENV_BUFFERS), part):
+                getattr(self, name)[rows if name in _ROW_BUFFERS else envs] = value
+
+    def step(self, actions):
+        """Advance every env one tick with ``actions`` [rows, heads]; same returns as ``BatchedEnv.step``."""
+        acts = np.asarray(actions)
+        if acts.ndim == 1 and len(self.heads.sizes) == 1:
+            acts = acts.reshape(-1, 1)
+        if acts.shape != (self.rows, len(self.heads.sizes)):
+            raise ValueError(f"actions must have shape {(self.rows, len(self.heads.sizes))} = (num_envs*num_agents, "
+                             f"heads {list(self.heads.names)}), got {acts.shape}")
+        if not np.issubdtype(acts.dtype, np.integer):
+            raise TypeError(f"actions must be integers, got dtype {acts.dtype}")
+        bad = (acts < 0) | (acts >= self.heads.sizes)
+        if bad.any():  # checked here, before any slice steps, so the slices stay in lockstep
+            row, sizes = int(np.flatnonzero(bad.any(axis=1))[0]), dict(zip(self.heads.names, self.heads.sizes.tolist()))
+            raise ValueError(f"action row {row} is {acts[row].tolist()}; head sizes are {sizes} (valid values 0..size-1)")
+        acts = np.ascontiguousarray(acts, np.int32)
+        parts = self._get([a.step.remote(acts[rows]) for a, rows in zip(self._actors, self._row_slices)])
+        self._store([p[:-1] for p in parts])
+        return self.obs, self.rewards, self.terminals, self.truncations, self.mask, _merge_infos([p[-1] for p in parts])
+
+    def reset(self, seed: int | None = None):
+        """Start fresh episodes in every env (env ``i`` from (seed, i)); returns ``(obs, mask)``."""
+        if seed is not None:
+            self.seed = int(seed)
+        self._store(self._get([a.reset.remote(self.seed) for a in self._actors]))
+        return self.obs, self.mask
+
+    def scripted_actions(self, name: str, out: np.ndarray | None = None) -> np.ndarray:
+        """Actions [rows, heads] of the env's scripted policy ``name`` for the current states."""
+        acts = np.concatenate(self._get([a.scripted.remote(name) for a in self._actors]))
+        if out is None:
+            return acts
+        out[:] = acts
+        return out
+
+    def snapshot(self, indices=None) -> np.ndarray:
+        """Copies of the records of ``indices`` (all envs by default)."""
+        records = np.concatenate(self._get([a.snapshot.remote() for a in self._actors]))
+        return records if indices is None else records[self._indices(indices)]
+
+    def restore(self, indices, records: np.ndarray) -> None:
+        """Assign ``records`` to env ``indices`` (all when None) and refresh their observations."""
+        idx = self._indices(indices)
+        recs = np.atleast_1d(np.asarray(records))
+        if len(recs) != len(idx):
+            raise ValueError(f"restore got {len(recs)} records for {len(idx)} indices")
+        owner = np.searchsorted(self.bounds, idx, side="right") - 1
+        refs = [a.restore.remote(idx[owner == w] - self.bounds[w], recs[owner == w]) for w, a in enumerate(self._actors)]
+        self._store(self._get(refs))
+
+    def _indices(self, indices) -> np.ndarray:
+        if indices is None:
+            return np.arange(self.num_envs, dtype=np.int64)
+        idx = np.atleast_1d(np.asarray(indices))
+        if not np.issubdtype(idx.dtype, np.integer) or (idx.size and (idx.min() < 0 or idx.max() >= self.num_envs)):
+            raise IndexError(f"env indices must be integers in [0, {self.num_envs}), got {idx.tolist()[:8]}")
+        return idx.astype(np.int64)
+
+    def close(self) -> None:
+        """Stop the actors (idempotent); the Ray instance itself stays up for whoever else uses it."""
+        if self._closed:
+            return
+        self._closed = True
+        for actor in self._actors:
+            self._ray.kill(actor)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
