@@ -131,3 +131,16 @@ def test_mask_rows_agree_with_legal():
             for a in range(2):
                 want = [R.legal(env.records[i:i + 1][0], a, h, v) for h in range(R.HEADS) for v in range(sizes[h])]
                 assert env.mask[2 * i + a].tolist() == want
+
+
+def test_shaping_pays_damage_dealt_and_charges_damage_taken():
+    shaped = BatchedEnv(Duel, num_envs=64, seed=5, autoreset=False, reward_damage=0.5, reward_taken=0.25)
+    acts = np.zeros((shaped.rows, R.HEADS), np.int32)
+    shaped.reset(5)
+    while not shaped.done.all():
+        shaped.step(shaped.scripted_actions("tribrid", out=acts))
+    m = {name: shaped.records["metrics"][:, k] for k, name in enumerate(Duel.metrics)}
+    outcome = np.where(m["win"] == 1, 1.0, np.where(m["draw"] == 1, 0.0, -1.0))
+    expected = outcome + (0.5 * m["damage_dealt"] - 0.25 * m["damage_taken"]) / R.MAX_HP
+    assert np.allclose(shaped.records["ep_return"][:, 0], expected)
+    assert np.allclose(m["shaping_taken"], -0.25 * m["damage_taken"] / R.MAX_HP) and (m["damage_taken"] > 0).all()

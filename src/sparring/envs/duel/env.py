@@ -7,7 +7,7 @@ actions given for it), or a learner (``opponent="learner"``, e.g. self-play).
 
 Reward: +1 for the fighter that brings the other to 0 hp, -1 for the other,
 0 for both at the tick limit (a truncation) or a double knockout. Shaping is
-opt-in (``reward_damage``, ``reward_prayer``, both 0 by default) and each term
+opt-in (``reward_damage``, ``reward_taken``, ``reward_prayer``, all 0 by default) and each term
 has its own episode metric. Metrics are from seat 0's point of view.
 
 Observation (67 floats in [-1, 1], from the observer's side): own fighter
@@ -37,7 +37,7 @@ from sparring.kit import Env, Heads, Obs, choice, helper, kernel, knob, rand_flo
 OPPONENTS = ("random", "reactive", "tribrid", "robot", "learner")
 RANDOM, REACTIVE, TRIBRID, ROBOT, LEARNER = range(5)
 OPENING, TRADING, LOW_HP, FINISH = range(4)
-WIN, DRAW, DEALT, TAKEN, PRAYED, EATEN, SPECS, FREEZES, SHAPING_DAMAGE, SHAPING_PRAYER = range(10)
+WIN, DRAW, DEALT, TAKEN, PRAYED, EATEN, SPECS, FREEZES, SHAPING_DAMAGE, SHAPING_TAKEN, SHAPING_PRAYER = range(11)
 FIGHTER_OBS = 16
 OBS_SIZE = 2 * FIGHTER_OBS + 5 + 2 * 4 + sum(SIZES) + 1
 MAX_SPEED = 5
@@ -56,6 +56,8 @@ class DuelConfig:
                               "has no food left).")
     reward_damage: float = knob(0.0, "Shaping, opt-in: reward per full hp bar of damage dealt (metric "
                                      "shaping_damage).")
+    reward_taken: float = knob(0.0, "Shaping, opt-in: penalty per full hp bar of damage taken (metric shaping_taken); "
+                                    "equal to reward_damage it makes the shaping zero-sum.")
     reward_prayer: float = knob(0.0, "Shaping, opt-in: reward each time one's prayer protects from a launched hit "
                                      "(metric shaping_prayer).")
 
@@ -129,11 +131,13 @@ def land(s, cfg, a, rew):
     dmg = min(np.int64(s.p_dmg[a]), np.int64(s.hp[o]))
     s.hp[o] = s.hp[o] - dmg
     rew[a] += cfg.reward_damage * dmg / MAX_HP
+    rew[o] -= cfg.reward_taken * dmg / MAX_HP
     if a == 0:
         s.metrics[DEALT] += dmg
         s.metrics[SHAPING_DAMAGE] += cfg.reward_damage * dmg / MAX_HP
     else:
         s.metrics[TAKEN] += dmg
+        s.metrics[SHAPING_TAKEN] -= cfg.reward_taken * dmg / MAX_HP
     if s.p_freeze[a] == 1 and s.frozen[o] == 0 and s.immune[o] == 0:
         s.frozen[o] = FREEZE_TICKS
         if a == 0:
@@ -365,7 +369,7 @@ class Duel(Env):
     # ten 4-byte metrics make the record 248 bytes with no trailing padding: compiled record
     # copies leave garbage in padding, and the kit compares records byte for byte
     metrics = ("win", "draw", "damage_dealt", "damage_taken", "prayed_hits", "food_eaten", "specs", "freezes",
-               "shaping_damage", "shaping_prayer")
+               "shaping_damage", "shaping_taken", "shaping_prayer")
     # low-watermarks `sparring eval` reports per outcome: (state field, index); seat 0's lowest hp
     watermarks = {"lowest_hp": ("hp", 0)}
     Config = DuelConfig
