@@ -1,0 +1,35 @@
+"""The Ray Tune sweep backend on a local Ray instance: trials run, ASHA sees every rung, one report for both."""
+
+import os
+
+import optuna
+import pytest
+
+ray = pytest.importorskip("ray", reason="the ray sweep backend needs the [ray] extra")
+
+from sparring.sweep.ray_tune import run_ray  # noqa: E402
+from sparring.sweep.report import write_report  # noqa: E402
+from sparring.sweep.settings import prepare  # noqa: E402
+from tests.sweep.test_sweep_local import settings  # noqa: E402
+
+
+def test_ray_tune_sweep_runs_trials_and_reports(tmp_path):
+    started = not ray.is_initialized()
+    try:
+        tiny = settings(tmp_path, trials=3)
+        prepare(tiny)
+        study = run_ray(tiny)
+    finally:
+        if started:
+            ray.shutdown()
+    assert len(study.trials) == 3
+    finished = [t for t in study.trials if t.state in (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)]
+    assert len(finished) == 3 and any(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
+    for t in study.trials:
+        assert 1e-4 <= t.params["train.lr"] <= 3e-2 and t.params["train.hidden"] in (16, 32)
+        assert 1 in t.intermediate_values and all(0 <= v <= 1 for v in t.intermediate_values.values())
+        if t.state == optuna.trial.TrialState.COMPLETE:
+            assert t.value == t.intermediate_values[2]
+    paths = write_report(study, str(tmp_path), "success")
+    assert os.path.getsize(paths["objective"]) > 0 and "best: trial" in open(paths["table"]).read()
+    assert os.path.isdir(tmp_path / "ray" / "tune")
