@@ -8,6 +8,7 @@ import sys
 
 from sparring.kit import registry
 from sparring.scaffold.cli import add_commands as scaffold_commands
+from sparring.sweep.cli import add_commands as sweep_commands, cmd_bench_compare
 
 
 def _split_overrides(extra: list[str]) -> dict[str, dict[str, str]]:
@@ -51,6 +52,10 @@ def cmd_bench(args, extra) -> int:
     """Measure an env's throughput, snapshot cost and compile times."""
     from sparring.kit.bench import bench, format_bench
 
+    if args.compare:
+        if extra:
+            raise ValueError(f"with --compare, put env keys inside the setups (e.g. size=15,num_envs=256), not {extra}")
+        return cmd_bench_compare(args)
     sizes = tuple(int(s) for s in args.sizes.split(","))
     result = bench(args.env, sizes=sizes, repeats=args.repeats, seconds=args.seconds,
                    compile_times=not args.no_compile, **_env_overrides(extra))
@@ -76,6 +81,8 @@ def cmd_train(args, extra) -> int:
         budget["minutes"] = args.minutes
     if args.steps is not None:
         budget["steps"] = args.steps
+    if args.ray_address is not None:
+        budget.update(vec="ray", ray_address=args.ray_address)
     if args.env is None and args.resume is None:
         raise SystemExit("sparring train: give an env name, or --resume RUN")
     train(args.env, budget, groups.get("env", {}), args.opponent, resume=args.resume, runs_dir=args.runs)
@@ -212,6 +219,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=float, default=0.3, help="seconds per repeat")
     p.add_argument("--no-compile", action="store_true", help="skip the cold/warm start measurement")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--compare", nargs=2, metavar=("A", "B"),
+                   help="interleaved throughput of two setups with a significance verdict; a setup is KEY=VALUE,... "
+                        "of num_envs, vec (inprocess|multiprocess|ray), workers and env keys, e.g. vec=inprocess "
+                        "vec=ray,workers=2 (uses --repeats turns of --seconds each)")
     p.set_defaults(fn=cmd_bench)
     p = sub.add_parser("train", help="PPO with a live dashboard, checkpoints, plots (--train.KEY VALUE overrides)")
     p.add_argument("env", nargs="?", help="env name (optional with --resume)")
@@ -220,7 +231,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--opponent", help="the env's opponent knob value, one of its scripted policies, or 'self'")
     p.add_argument("--resume", metavar="RUN", help="continue a run folder (or checkpoint) where it stopped")
     p.add_argument("--runs", default="runs", help="folder for new run folders")
+    p.add_argument("--ray-address", help="step the envs on this Ray cluster (same as --train.vec ray "
+                                         "--train.ray_address ADDR)")
     p.set_defaults(fn=cmd_train)
+    sweep_commands(sub, _groups)  # sweep, ablate
     for name, fn, text in (("eval", cmd_eval, "win/loss/draw of a checkpoint with 95%% Wilson intervals"),
                            ("watch", cmd_watch, "play a checkpoint live in the terminal")):
         p = sub.add_parser(name, help=text)
