@@ -2,6 +2,7 @@
 
 import functools
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ def load_step(k: int) -> type:
     """The ``Catch`` class of ``docs/tutorial/step<k>/env.py`` (loaded once: each load compiles anew)."""
     spec = importlib.util.spec_from_file_location(f"tutorial_catch_step{k}", TUTORIAL / f"step{k}" / "env.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # Numba's cache finds compiled kernels by module name
     spec.loader.exec_module(module)
     return module.Catch
 

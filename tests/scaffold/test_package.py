@@ -57,7 +57,7 @@ def test_scaffolded_package_is_listed_checked_trained_recorded_and_replayed(inst
     run, rec, html = tmp / "runs", tmp / "coins.parquet", tmp / "coins.html"
     listed, checked, trained, recorded, replayed, printed = run_commands(site, run, [
         ["list", "--json"],
-        ["check", "coins_two", "--steps", "300"],
+        ["check", "coins_two", "--steps", "200"],
         ["train", "coins_two", "--steps", "3000", "--runs", str(run), "--train.num_envs", "32",
          "--train.horizon", "32", "--train.eval_episodes", "0", "--train.tensorboard", "false"],
         ["record", "coins_two", "--checkpoint", "{run}", "--episodes", "2", "--out", str(rec)],
