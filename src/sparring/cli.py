@@ -7,6 +7,7 @@ import json
 import sys
 
 from sparring.kit import registry
+from sparring.lm.cli import add_commands as lm_commands
 from sparring.scaffold.cli import add_commands as scaffold_commands
 from sparring.sweep.cli import add_commands as sweep_commands, cmd_bench_compare
 
@@ -206,6 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sparring", description="Fast, honest game environments and agents.")
     sub = parser.add_subparsers(dest="command", required=True)
     scaffold_commands(sub)  # list, new
+    lm_commands(sub)  # serve, build-lm
     p = sub.add_parser("check", help="the env doctor: determinism, snapshots, masks, bounds, reward audit")
     p.add_argument("env")
     p.add_argument("--steps", type=int, default=2000, help="random-policy steps per check")

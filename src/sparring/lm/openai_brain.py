@@ -1,0 +1,105 @@
+"""A text brain answered by any OpenAI-compatible chat endpoint (``POST {base_url}/chat/completions``).
+
+Requests run on ``concurrency`` threads; a timeout, a connection error, HTTP 408,
+409, 429 or 5xx is retried up to ``retries`` times after ``backoff * 2**attempt``
+seconds. Other 4xx replies and 200 replies that are not a chat completion are not
+retried. Every turn without a usable answer takes the safe action and is counted.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+
+from sparring.lm.text_brain import DEFAULT_SYSTEM, ParseFn, TextBrain
+
+RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
+
+
+class OpenAIBrain(TextBrain):
+    """Chat completions from ``base_url`` (e.g. ``http://127.0.0.1:8000/v1``) with ``model``."""
+
+    def __init__(self, base_url: str, model: str, parse: ParseFn, safe_action: int | Sequence[int],
+                 api_key: str | None = None, system: str = DEFAULT_SYSTEM, timeout: float = 30.0, retries: int = 3,
+                 backoff: float = 0.5, concurrency: int = 4, max_tokens: int = 24, temperature: float = 0.0):
+        super().__init__(parse, safe_action, system)
+        if not base_url.startswith(("http://", "https://")):
+            raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
+        if timeout <= 0 or retries < 0 or backoff < 0 or concurrency < 1 or max_tokens < 1 or temperature < 0:
+            raise ValueError(f"need timeout > 0, retries >= 0, backoff >= 0, concurrency >= 1, max_tokens >= 1, "
+                             f"temperature >= 0; got {timeout}, {retries}, {backoff}, {concurrency}, {max_tokens}, "
+                             f"{temperature}")
+        self.name = f"openai:{base_url}:{model}"
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.model, self.retries, self.backoff, self.concurrency = model, retries, backoff, concurrency
+        self.max_tokens, self.temperature = max_tokens, temperature
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.Client(timeout=timeout, headers=headers,
+                                    limits=httpx.Limits(max_connections=concurrency))
+        self.requests = 0
+        """HTTP attempts made (retries included)."""
+        self._lock = threading.Lock()  # counters are updated from the request threads
+
+    def close(self) -> None:
+        """Close the HTTP connections."""
+        self._client.close()
+
+    def __enter__(self) -> OpenAIBrain:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def answer(self, conversations: list[list[dict]]) -> list[str | None]:
+        """The answers, asked ``concurrency`` at a time; None where no usable answer came."""
+        if len(conversations) <= 1 or self.concurrency == 1:
+            return [self._ask(c) for c in conversations]
+        with ThreadPoolExecutor(min(self.concurrency, len(conversations))) as pool:
+            return list(pool.map(self._ask, conversations))
+
+    def _ask(self, messages: list[dict]) -> str | None:
+        body = {"model": self.model, "messages": messages, "max_tokens": self.max_tokens,
+                "temperature": self.temperature}
+        for attempt in range(self.retries + 1):
+            if attempt:
+                time.sleep(self.backoff * 2 ** (attempt - 1))
+            with self._lock:
+                self.requests += 1
+            try:
+                reply = self._client.post(self.url, json=body)
+            except httpx.HTTPError as exc:  # timeouts and connection errors: worth another try
+                self.stats.last_error = f"{type(exc).__name__}: {exc}"
+                continue
+            if reply.status_code in RETRY_STATUS:
+                self.stats.last_error = f"HTTP {reply.status_code}: {reply.text[:200]}"
+                continue
+            if reply.status_code != 200:
+                self.stats.last_error = f"HTTP {reply.status_code}: {reply.text[:200]}"
+                return None
+            return self._content(reply)
+        return None
+
+    def _content(self, reply: httpx.Response) -> str | None:
+        try:
+            data = reply.json()
+            content = data["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            self.stats.last_error = f"not a chat completion ({type(exc).__name__}): {reply.text[:200]!r}"
+            return None
+        if not isinstance(content, str):
+            self.stats.last_error = f"message content is {type(content).__name__}, not text"
+            return None
+        usage = data.get("usage") if isinstance(data, dict) else None
+        if isinstance(usage, dict):  # counts are the server's word; a missing or odd field counts as 0
+            with self._lock:
+                self.stats.prompt_tokens += _count(usage.get("prompt_tokens"))
+                self.stats.completion_tokens += _count(usage.get("completion_tokens"))
+        return content
+
+
+def _count(value) -> int:
+    return value if isinstance(value, int) and value >= 0 else 0
