@@ -44,10 +44,18 @@ def wants(s, a):
     return price <= 1  # wheat: worth baking only when cheap
 
 
+@kernel
+def saving(s, a):
+    """Whether character ``a`` is still saving up coins for its goal."""
+    return s.goal[a] == RICH and s.goal_done[a] == 0
+
+
 @helper
 def drink(s, a):
-    """Drink where possible, else walk to the well (or the tavern, when closer and affordable)."""
-    if at_place(s, a, WELL) or (at_place(s, a, TAVERN) and s.coins[a] >= 1):
+    """Drink at the well, or at the tavern when already there (unless saving up and not desperate)."""
+    if at_place(s, a, WELL):
+        return FIRST[DRINK_ACT]
+    if at_place(s, a, TAVERN) and s.coins[a] >= 1 and (not saving(s, a) or s.needs[a, THIRST] < 0.15):
         return FIRST[DRINK_ACT]
     return go(WELL)
 
@@ -161,7 +169,7 @@ def intend(s, a, t):
     deal = offer_surplus(s, a)
     if deal >= 0:
         return deal
-    if night or hour >= EVENING:
+    if night or (hour >= EVENING and not saving(s, a)):
         return evening(s, a)
     if s.goal[a] == RICH and s.goal_done[a] == 0 and s.coins[a] >= GOAL_COINS:
         return NOOP  # the goal completes at the end of this tick

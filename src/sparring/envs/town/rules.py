@@ -296,7 +296,7 @@ def act(s, a, action):
         s.out_to[a] = b
         s.out_good[a] = good
         s.out_price[a] = PRICE[action]
-        s.out_ttl[a] = OFFER_TTL
+        s.out_ttl[a] = OFFER_TTL + 1  # counts down at the end of this tick too: OFFER_TTL ticks to answer
         s.inbox[b] = a
     elif kind == ACCEPT:
         return accept(s, a)

@@ -120,8 +120,8 @@ def parse_action(text: str, s, cfg, agent: int) -> ParsedAction:
             return ParsedAction(a, "id", words[a])
         return ParsedAction(None, "unparseable", f"action {a} is not legal now; legal ids: {ids}")
     inside = [a for a, w in normed.items() if re.search(rf"\b{re.escape(w)}\b", answer)]
-    longest = max((len(normed[a]) for a in inside), default=0)
-    inside = [a for a in inside if len(normed[a]) == longest]
+    # "give 1 wood to Ben" contains no other action's words, but "talk to Ben or talk to Cora" names two
+    inside = [a for a in inside if not any(b != a and normed[a] in normed[b] for b in inside)]
     if len(inside) == 1:
         return ParsedAction(inside[0], "contained", words[inside[0]])
     close = difflib.get_close_matches(answer, list(normed.values()), n=2, cutoff=FUZZY_CUTOFF)

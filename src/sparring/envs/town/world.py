@@ -56,7 +56,7 @@ GATHER_OTHERS = 3  # GATHER: be at the tavern with this many others at once
 
 SLOTS = 4  # nearest other characters a character sees, within VIEW tiles (Chebyshev)
 VIEW = 6
-OFFER_TTL = 4  # ticks an unanswered offer stays open
+OFFER_TTL = 4  # ticks the addressee has to answer an offer, after the tick it was made
 REL_TALK, REL_GIVE, REL_TRADE = 0.1, 0.05, 0.05  # relationship gains
 FRIENDS = 0.5  # a relationship at or above this counts as formed
 

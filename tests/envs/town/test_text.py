@@ -1,0 +1,52 @@
+"""`town` in words: descriptions, legal action lines and parsing free-text answers."""
+
+import numpy as np
+import pytest
+
+from sparring.envs.town.text import describe, legal_actions, legal_actions_text, parse_action
+from sparring.envs.town.world import FIRST, GO_PLACE, MARKET, TALK, WELL
+from tests.envs.town.towns import place, quiet_town, refresh
+
+
+def test_legal_lines_are_the_mask():
+    env = quiet_town()
+    place(env, 0, WELL)
+    lines = legal_actions_text(env.records[0], env.config, 0).splitlines()
+    ids = [int(line.split(":")[0]) for line in lines]
+    assert ids == np.flatnonzero(env.mask[0]).tolist() == legal_actions(env.records[0], env.config, 0)
+    assert f"{FIRST[GO_PLACE] + MARKET}: go to the market" in lines and "drink" in " ".join(lines)
+
+
+def test_describe_tells_what_the_character_knows():
+    env = quiet_town()
+    words = describe(env.records[0], env.config, 0)
+    assert words.startswith("You are Ada. Day 1 of 3, 06:00.")
+    assert "Needs: fullness 90% (good)" in words and "10 coins" in words and "Your goal (rich): hold 30" in words
+    assert "Ben is next to you" in words
+    env.records[0]["alive"][0] = 0
+    refresh(env)
+    assert "fainted" in describe(env.records[0], env.config, 0)
+    with pytest.raises(ValueError, match=r"agent must be a character index in \[0, 8\)"):
+        describe(env.records[0], env.config, 8)
+
+
+@pytest.mark.parametrize("answer, how", [
+    ("go to the market", "exact"), ("5: go to the market", "exact"), ("  Go to the MARKET. ", "exact"),
+    ("5", "id"), ("action 5", "id"), ("I think I will go to the market now.", "contained"),
+    ("go to teh markett", "fuzzy"),
+])
+def test_parse_maps_answers_to_the_market_move(answer, how):
+    env = quiet_town()
+    parsed = parse_action(answer, env.records[0], env.config, 0)
+    assert (parsed.action, parsed.how) == (FIRST[GO_PLACE] + MARKET, how), parsed
+
+
+@pytest.mark.parametrize("answer, why", [
+    ("fly to the moon", "matches no legal action"), ("113", "not legal now"),
+    ("talk to Ben or talk to Cora", "names 2 legal actions"), (None, "must be text"),
+])
+def test_parse_reports_what_it_cannot_map(answer, why):
+    env = quiet_town()
+    assert env.mask[0, FIRST[TALK]] and env.mask[0, FIRST[TALK] + 1]
+    parsed = parse_action(answer, env.records[0], env.config, 0)
+    assert parsed.action is None and parsed.how == "unparseable" and why in parsed.detail
