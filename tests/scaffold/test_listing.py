@@ -23,3 +23,12 @@ def test_an_env_that_cannot_load_is_listed_with_its_error(capsys, monkeypatch):
     assert main(["list"]) == 0
     out = capsys.readouterr().out
     assert "toy_missing_module: cannot load" in out and "squared: agents=1" in out
+
+
+def test_long_phase_lists_are_cut_in_text_but_whole_in_json():
+    info = {"name": "e", "agents": 1, "obs_size": 3, "obs_dtype": "float32", "heads": {"move": 3},
+            "phases": [f"p{i}" for i in range(12)], "metrics": ["m"], "scripted": [], "best_scripted": None,
+            "source": "x"}
+    line = format_summary(info)
+    assert "phases=['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', ... 12 in all]" in line and "p8" not in line
+    assert "metrics=['m']" in line and "best=" not in line

@@ -34,12 +34,18 @@ def env_summary(name: str, sources: dict[str, str] | None = None) -> dict:
             "best_scripted": cls.best_scripted, "source": sources.get(name, cls.__module__)}
 
 
-def format_summary(info: dict) -> str:
-    """One line of ``sparring list``."""
+def format_summary(info: dict, most: int = 8) -> str:
+    """One line of ``sparring list``; phase and metric lists longer than ``most`` are cut (``--json`` has all)."""
     if "error" in info:
         return f"{info['name']}: cannot load ({info['error']}) from={info['source']}"
     heads = ", ".join(f"{n}={s}" for n, s in info["heads"].items())
     best = f" best={info['best_scripted']}" if info["best_scripted"] else ""
     return (f"{info['name']}: agents={info['agents']} obs={info['obs_size']}x{info['obs_dtype']} heads=[{heads}] "
-            f"phases={info['phases']} scripted={info['scripted']}{best} metrics={info['metrics']} "
-            f"from={info['source']}")
+            f"phases={_cut(info['phases'], most)} scripted={info['scripted']}{best} "
+            f"metrics={_cut(info['metrics'], most)} from={info['source']}")
+
+
+def _cut(names: list[str], most: int) -> str:
+    if len(names) <= most:
+        return str(names)
+    return str(names[:most])[:-1] + f", ... {len(names)} in all]"
