@@ -36,7 +36,10 @@ def cmd_build_lm(args, extra) -> int:
         raise ValueError(f"cannot read --text {args.text!r} as UTF-8 text: {exc}") from None
     size = ModelSize(hidden=args.hidden, layers=args.layers, heads=args.heads, intermediate=args.intermediate,
                      context=args.context)
-    out = build_small_model(lines, args.out, size, vocab_size=args.vocab, seed=args.seed)
+    try:
+        out = build_small_model(lines, args.out, size, vocab_size=args.vocab, seed=args.seed)
+    except FileExistsError as exc:
+        raise ValueError(str(exc)) from None
     print(f"saved a small model folder to {out}")
     return 0
 

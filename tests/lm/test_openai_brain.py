@@ -1,0 +1,141 @@
+"""OpenAIBrain against the real server, a server that answers garbage, a slow one, and none at all."""
+
+import asyncio
+import threading
+import time
+
+import numpy as np
+import pytest
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse, PlainTextResponse
+
+from sparring.lm import Observations, OpenAIBrain
+from sparring.lm.server import BackgroundServer, bind
+from tests.lm.conftest import KEY
+
+SAFE = 0
+SYSTEM = "act"  # short: the test server takes prompts of at most 64 tokens
+
+
+def _batch(n: int, actions: int = 8) -> Observations:
+    texts = [f"talk to {name}" for name in ("Ada", "Ben", "Cora", "Dan", "Eve", "Finn")[:n]]
+    return Observations(np.arange(n), texts, np.zeros((n, 3), np.float32), np.ones((n, actions), bool), (actions,))
+
+
+def _keep(seen):
+    """A parser that records each answer and maps answer i to action i + 1."""
+    def parse(text, batch, i):
+        seen[i] = text
+        return i + 1
+    return parse
+
+
+def test_end_to_end_with_the_server(server, tiny_model):
+    seen = {}
+    with OpenAIBrain(server.url, "tiny", _keep(seen), SAFE, api_key=KEY, system=SYSTEM, max_tokens=4,
+                     concurrency=3) as brain:
+        batch = _batch(4)
+        assert brain.act(batch).tolist() == [[1], [2], [3], [4]]
+        expected = tiny_model.chat([brain.messages(t) for t in batch.texts], max_new_tokens=4)
+    assert [seen[i] for i in range(4)] == [c.text for c in expected]
+    assert (brain.stats.parsed, brain.stats.failed, brain.stats.unparseable, brain.requests) == (4, 0, 0, 4)
+    assert brain.stats.prompt_tokens == sum(c.prompt_tokens for c in expected)
+    assert brain.stats.completion_tokens == sum(c.completion_tokens for c in expected)
+
+
+def test_unparseable_and_disallowed_answers_take_the_safe_action(server):
+    batch = _batch(3)
+    batch.mask[1, 2] = False  # the answer of character 1 parses to action 2, which its mask forbids
+    parse = lambda text, b, i: None if i == 0 else 2  # noqa: E731
+    with OpenAIBrain(server.url, "tiny", parse, SAFE, api_key=KEY, system=SYSTEM, max_tokens=2) as brain:
+        assert brain.act(batch).tolist() == [[SAFE], [SAFE], [2]]
+    assert (brain.stats.parsed, brain.stats.unparseable, brain.stats.fallbacks, brain.stats.turns) == (1, 2, 2, 3)
+    assert "not allowed now" in brain.stats.last_error
+
+
+def test_wrong_key_fails_without_retrying(server):
+    with OpenAIBrain(server.url, "tiny", _keep({}), SAFE, api_key="wrong", retries=3, backoff=0) as brain:
+        assert brain.act(_batch(2)).tolist() == [[SAFE], [SAFE]]
+    assert (brain.stats.failed, brain.requests) == (2, 2)
+    assert brain.stats.last_error.startswith("HTTP 401")
+
+
+@pytest.fixture(scope="module")
+def odd_server():
+    """A server that answers garbage (200, not JSON), wrong JSON, 503, or slowly; it tracks requests in flight."""
+    app, state = FastAPI(), {"now": 0, "most": 0}
+    lock = threading.Lock()
+
+    @app.post("/{mode}/v1/chat/completions")
+    async def reply(mode: str):
+        with lock:
+            state["now"] += 1
+            state["most"] = max(state["most"], state["now"])
+        try:
+            await asyncio.sleep(0.5 if mode == "slow" else 0.05)
+            if mode == "garbage":
+                return PlainTextResponse("<html>surprise</html>")
+            if mode == "wrong":
+                return {"choices": [{"message": {"content": 42}}]}
+            if mode == "busy":
+                return JSONResponse({"error": {"message": "overloaded"}}, status_code=503)
+            return {"choices": [{"message": {"role": "assistant", "content": "ok"}}]}
+        finally:
+            with lock:
+                state["now"] -= 1
+
+    with BackgroundServer(app) as running:
+        yield running.url.removesuffix("/v1"), state
+
+
+@pytest.mark.parametrize("mode, reason", [("garbage", "not a chat completion"), ("wrong", "content is int")])
+def test_garbage_answers_are_counted_failures(odd_server, mode, reason):
+    base, _ = odd_server
+    with OpenAIBrain(f"{base}/{mode}/v1", "m", _keep({}), SAFE, retries=2, backoff=0) as brain:
+        assert brain.act(_batch(3)).tolist() == [[SAFE]] * 3
+    assert (brain.stats.failed, brain.stats.parsed, brain.requests) == (3, 0, 3)  # a 200 reply is not retried
+    assert reason in brain.stats.last_error
+
+
+def test_busy_server_is_retried_with_backoff_then_counted(odd_server):
+    base, _ = odd_server
+    with OpenAIBrain(f"{base}/busy/v1", "m", _keep({}), SAFE, retries=2, backoff=0.01) as brain:
+        assert brain.act(_batch(2)).tolist() == [[SAFE], [SAFE]]
+    assert (brain.stats.failed, brain.requests) == (2, 2 * 3)
+    assert brain.stats.last_error.startswith("HTTP 503")
+
+
+def test_timeouts_fail_and_concurrency_is_limited(odd_server):
+    base, state = odd_server
+    with OpenAIBrain(f"{base}/slow/v1", "m", _keep({}), SAFE, timeout=0.2, retries=0) as brain:
+        assert brain.act(_batch(1)).tolist() == [[SAFE]]
+    assert brain.stats.failed == 1 and "Timeout" in brain.stats.last_error
+    deadline = time.monotonic() + 5
+    while state["now"] and time.monotonic() < deadline:  # the server still sleeps on the request given up on
+        time.sleep(0.05)
+    state["most"] = 0
+    with OpenAIBrain(f"{base}/fine/v1", "m", _keep({}), SAFE, concurrency=2) as brain:
+        assert brain.act(_batch(6)).tolist() == [[1], [2], [3], [4], [5], [6]]
+    assert state["most"] == 2
+
+
+def test_server_down_is_retried_then_counted():
+    sock = bind("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    sock.close()  # nothing listens there now
+    with OpenAIBrain(f"http://127.0.0.1:{port}/v1", "m", _keep({}), SAFE, retries=1, backoff=0.01) as brain:
+        assert brain.act(_batch(3)).tolist() == [[SAFE]] * 3
+    assert (brain.stats.failed, brain.stats.fallbacks, brain.requests) == (3, 3, 6)
+    assert "ConnectError" in brain.stats.last_error
+
+
+def test_bad_settings_are_refused_by_name():
+    with pytest.raises(ValueError, match="base_url must start with http"):
+        OpenAIBrain("localhost:8000", "m", _keep({}), SAFE)
+    with pytest.raises(ValueError, match="concurrency >= 1"):
+        OpenAIBrain("http://x/v1", "m", _keep({}), SAFE, concurrency=0)
+    with pytest.raises(TypeError, match="parse must be callable"):
+        OpenAIBrain("http://x/v1", "m", "not a function", SAFE)
+    with OpenAIBrain("http://x/v1", "m", _keep({}), [0, 1]) as brain, \
+            pytest.raises(ValueError, match=r"safe_action \[0, 1\] has 2 values; the env has 1 action heads"):
+        brain.act(_batch(1))
