@@ -5,7 +5,8 @@ import pytest
 from sparring.cli import main
 from sparring.scaffold.new import class_name, find_checkout, new_env
 
-CHECKOUT_INIT = 'from sparring.kit import register\n\nregister("squared", "x:Y")\nregister("duel", "x:Z")\n\n__all__ = []\n'
+CHECKOUT_INIT = ('from sparring.kit import register\n\nregister("squared", "x:Y")\nregister("duel", "x:Z")\n\n'
+                 '__all__ = []\n')
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""`catch`: catch falling balls with a paddle (the tutorial's env, step 2: drift, bounces, phases, scripted policies)."""
+"""`catch`: catch falling balls with a paddle (the tutorial's env, step 2: drift, bounces, phases, scripted play)."""
 
 from dataclasses import dataclass
 
