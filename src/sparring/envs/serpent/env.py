@@ -20,8 +20,8 @@ Observation (174 floats in [-1, 1]): the player (tile, hp, prayer points,
 supplies, venom, prayer, gear, timers); the boss (hp, up or diving, ticks
 left, form and position while up, attack timer, stare, range and distance);
 for each move (stay, north, south, west, east) the tile it leads to: walkable,
-clouded, under a smash, and for each of the four positions whether it is a
-safespot and in attack range; the adds (alive, offset, hp); the phase index
+for each of the four positions whether it is a safespot and in attack range,
+clouded, under a smash; the adds (alive, offset, hp); the phase index
 and the forms and positions seen at each phase index so far (a player's
 memory: the rotation must be inferred from it); the tick fraction.
 """
@@ -39,7 +39,7 @@ from sparring.envs.serpent.rules import (
     MELEE_FORM, MOVE, PHASES, PLAIN_CHANCE, PLAIN_MAX, PRAY_MAX, PRAY_OFF, PRAYER, PRAYER_DOSE, PRAYER_DOSES, RANGE,
     RANGED_MAX, RANGED_STYLE, ROT_FORM, ROT_NAMES, ROT_POS, ROTATIONS, SIZES, SMASH_MAX, SMASH_MIN, SMASH_REST,
     SPEED, SRC_ADDS, SRC_CLOUDS, SRC_MAGIC, SRC_RANGED, SRC_SMASH, SRC_VENOM, START_COL, START_ROW, STARE_TICKS,
-    SUPPLY, SURFACE_TICKS, VENOM_CHANCE, VENOM_EVERY, VENOM_MAX, VENOM_START, VENOM_STEP, WEAK_CHANCE, WEAK_MAX,
+    STAY, GO_EAST, GO_NORTH, GO_SOUTH, GO_WEST, SUPPLY, SURFACE_TICKS, VENOM_CHANCE, VENOM_EVERY, VENOM_MAX, VENOM_START, VENOM_STEP, WEAK_CHANCE, WEAK_MAX,
     WEAKNESS, boss_distance, cloud_at, in_smash, legal, nearest_add, shadowed, walkable, write_mask,
 )
 from sparring.envs.serpent.scripted import reactive, reference
@@ -60,10 +60,10 @@ OBS_SIZE = 16 + 14 + 5 * CANDIDATE_OBS + 4 * ADD_SLOTS + PHASES + 7 * PHASES + 1
 class SerpentConfig:
     """Knobs of `serpent`."""
 
-    boss_hp: int = knob(420, "The boss's hit points.")
+    boss_hp: int = knob(360, "The boss's hit points.")
     food: int = knob(4, "Food the player brings (each heals 20).")
     max_ticks: int = knob(600, "Tick limit; reaching it ends the fight with reward 0 (truncation).")
-    death: str = choice("minus_one", DEATHS, "Reward at the player's death: -1, 0, or -(1 - fraction of the boss's "
+    death: str = choice("progress", DEATHS, "Reward at the player's death: -1, 0, or -(1 - fraction of the boss's "
                                              "hp taken).")
     reward_damage: float = knob(0.0, "Shaping, opt-in: reward per full boss hp bar of damage dealt (metric "
                                      "shaping_damage).")
@@ -362,20 +362,39 @@ def resolve_tick(s, cfg, act, rew, term, trunc):
         trunc[0] = True
 
 
+def _tile_table() -> np.ndarray:
+    """Per tile (with a border of water): walkable, then safespot and in range for each position; zeros off it."""
+    table = np.zeros((GRID + 2, GRID + 2, 9), np.float32)
+    for r in range(GRID):
+        for c in range(GRID):
+            if walkable.py_func(r, c):
+                table[r + 1, c + 1, 0] = 1.0
+                for p in range(4):
+                    table[r + 1, c + 1, 1 + p] = shadowed.py_func(p, r, c)
+                    table[r + 1, c + 1, 5 + p] = boss_distance.py_func(p, r, c) <= RANGE
+    return table
+
+
+TILE_OBS = _tile_table()
+
+
 @helper
 def candidate_obs(s, row, k):
-    """For each move, the tile it leads to: walkable, cloud, smash, then safespot and in range per position."""
+    """For each move, the tile it leads to: walkable, safespot and in range per position, cloud, smash."""
     for m in range(5):
         r, c = s.row + DR[m], s.col + DC[m]
-        if walkable(r, c):
-            row[k] = 1.0
-            row[k + 1] = 1.0 if cloud_at(s, r, c) else 0.0
-            row[k + 2] = 1.0 if in_smash(s, r, c) else 0.0
-            for p in range(4):
-                row[k + 3 + p] = 1.0 if shadowed(p, r, c) else 0.0
-                row[k + 7 + p] = 1.0 if boss_distance(p, r, c) <= RANGE else 0.0
-        k += CANDIDATE_OBS
-    return k
+        j = k + m * CANDIDATE_OBS
+        for f in range(9):
+            row[j + f] = TILE_OBS[r + 1, c + 1, f]
+        if row[j] > 0.0 and in_smash(s, r, c):
+            row[j + 10] = 1.0
+    for q in range(CLOUD_SLOTS):
+        if s.cloud_t[q] > 0:
+            dr, dc = s.cloud_r[q] - s.row, s.cloud_c[q] - s.col
+            if abs(dr) + abs(dc) <= 1:
+                m = GO_NORTH if dr < 0 else GO_SOUTH if dr > 0 else GO_WEST if dc < 0 else GO_EAST if dc > 0 else STAY
+                row[k + m * CANDIDATE_OBS + 9] = 1.0
+    return k + 5 * CANDIDATE_OBS
 
 
 @helper

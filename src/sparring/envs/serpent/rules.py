@@ -30,7 +30,9 @@ Within a tick the rules resolve in this order (``env.step``):
    supplies change: food heals ``FOOD_HEAL``, takes the place of this tick's
    attack and delays the weapon to at least ``EAT_DELAY`` ticks; a prayer dose
    restores ``DOSE_RESTORE`` points; an antivenom dose cures venom and
-   protects from it for ``ANTIVENOM_TICKS``.
+   protects from it for ``ANTIVENOM_TICKS``. Supplies cannot be wasted: food
+   only when all of its heal counts, a prayer dose only when all of its points
+   fit, antivenom only while venomed.
 2. The player attacks from its tile, if the weapon is ready and the target in
    range (Chebyshev distance ``RANGE`` to the boss's position, ``ADD_RANGE`` to
    an add): the boss (only while surfaced) or the nearest add, with the style
@@ -120,18 +122,18 @@ IMMUNE = np.array([-1, -1, RANGED_STYLE], np.int64)  # per form: the style it ig
 DIVE_TICKS, SURFACE_TICKS = 5, 20
 BOSS_SPEED = 4
 BOSS_CHANCE = 0.8
-RANGED_MAX, MAGIC_MAX = 24, 28
+RANGED_MAX, MAGIC_MAX = 20, 20
 AMBUSH_MIN, AMBUSH_MAX = 20, 50
 MAGIC_RANGED = 4
 STARE_TICKS, SMASH_REST = 2, 3
 SMASH_MIN, SMASH_MAX = 30, 45
-VENOM_CHANCE = 0.35
+VENOM_CHANCE = 0.25
 
 # hazards
 CLOUD_SLOTS, CLOUDS, CLOUD_TICKS, CLOUD_DAMAGE, CLOUD_VENOM = 8, 3, 30, 3, 0.2
 ADD_SLOTS, ADD_CHANCE, ADD_HP, ADD_HIT, ADD_SPEED = 2, 0.4, 8, 6, 3
 ADD_PLAYER_MAX, ADD_PLAYER_CHANCE = 12, 0.9
-VENOM_EVERY, VENOM_START, VENOM_STEP, VENOM_MAX = 6, 4, 2, 12
+VENOM_EVERY, VENOM_START, VENOM_STEP, VENOM_MAX = 6, 2, 2, 8
 
 # damage sources (metric order)
 SRC_VENOM, SRC_CLOUDS, SRC_SMASH, SRC_RANGED, SRC_MAGIC, SRC_ADDS = range(6)
@@ -196,6 +198,24 @@ def can_attack_boss(s):
     return s.atk == 0 and s.surfaced == 1 and boss_distance(s.pos, s.row, s.col) <= RANGE
 
 
+@kernel
+def can_eat(s):
+    """Food left, not eating, and the whole heal would count (no food wasted at high hp)."""
+    return s.food > 0 and s.eat == 0 and s.hp <= MAX_HP - FOOD_HEAL
+
+
+@kernel
+def can_dose(s):
+    """A prayer dose left and room for all of its points."""
+    return s.doses > 0 and s.pp <= PRAY_MAX - DOSE_RESTORE
+
+
+@kernel
+def can_cure(s):
+    """An antivenom dose left, and venom to cure."""
+    return s.antivenom > 0 and s.venom > 0
+
+
 @helper
 def write_mask(s, m):
     """The flat mask row: what step treats as legal, head by head."""
@@ -215,9 +235,9 @@ def write_mask(s, m):
     m[k + 2] = s.atk == 0 and nearest_add(s) >= 0
     k += SIZES[ATTACK]
     m[k] = True
-    m[k + 1] = s.food > 0 and s.eat == 0 and s.hp < MAX_HP
-    m[k + 2] = s.doses > 0 and s.pp < PRAY_MAX
-    m[k + 3] = s.antivenom > 0
+    m[k + 1] = can_eat(s)
+    m[k + 2] = can_dose(s)
+    m[k + 3] = can_cure(s)
 
 
 @helper
@@ -234,7 +254,7 @@ def legal(s, head, v):
     if head == ATTACK:
         return can_attack_boss(s) if v == ATTACK_BOSS else s.atk == 0 and nearest_add(s) >= 0
     if v == EAT:
-        return s.food > 0 and s.eat == 0 and s.hp < MAX_HP
+        return can_eat(s)
     if v == PRAYER_DOSE:
-        return s.doses > 0 and s.pp < PRAY_MAX
-    return s.antivenom > 0
+        return can_dose(s)
+    return can_cure(s)

@@ -121,7 +121,7 @@ def play(s, knows, act):
         act[GEAR] = WEAKNESS[form] + 1
     if s.hp <= EAT_HP and legal(s, SUPPLY, EAT):
         act[SUPPLY] = EAT
-    elif s.venom > 0 and s.antivenom > 0:
+    elif legal(s, SUPPLY, ANTIVENOM):
         act[SUPPLY] = ANTIVENOM
     elif s.pp < DOSE_PP and legal(s, SUPPLY, PRAYER_DOSE):
         act[SUPPLY] = PRAYER_DOSE
