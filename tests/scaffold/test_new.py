@@ -65,3 +65,9 @@ def test_existing_folders_are_never_overwritten(tmp_path, capsys):
     assert "already exists" in capsys.readouterr().err
     assert main(["new", "maze", "--agents", "0", "--dir", str(tmp_path)]) == 2
     assert "--agents must be an int from 1 to 16" in capsys.readouterr().err
+
+
+def test_big_teams_get_a_coin_each(tmp_path):
+    new_env("crowd", agents=16, where=tmp_path)
+    env_py = (tmp_path / "crowd" / "src" / "crowd" / "env.py").read_text()
+    assert "AGENTS = 16" in env_py and "COINS = 16" in env_py

@@ -69,7 +69,8 @@ def find_checkout(start: Path) -> Path | None:
 
 def _render(template: str, name: str, agents: int) -> str:
     text = (TEMPLATES / template).read_text()
-    return Template(text).substitute(name=name, Class=class_name(name), agents=agents)
+    # at least one coin per agent, so every agent has something to walk to
+    return Template(text).substitute(name=name, Class=class_name(name), agents=agents, coins=max(3, agents))
 
 
 def _env_files(name: str, agents: int) -> dict[str, str]:
