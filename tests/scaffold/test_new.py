@@ -71,3 +71,18 @@ def test_big_teams_get_a_coin_each(tmp_path):
     new_env("crowd", agents=16, where=tmp_path)
     env_py = (tmp_path / "crowd" / "src" / "crowd" / "env.py").read_text()
     assert "AGENTS = 16" in env_py and "COINS = 16" in env_py
+
+
+def test_written_folders_and_the_edited_init_keep_ordinary_permissions(checkout):
+    init = checkout / "src" / "sparring" / "__init__.py"
+    init.chmod(0o644)
+    new_env("maze", where=checkout)
+    assert init.stat().st_mode & 0o777 == 0o644
+    assert (checkout / "src" / "sparring" / "envs" / "maze").stat().st_mode & 0o077  # not private to the writer
+
+
+def test_a_checkout_without_registrations_is_refused_before_writing(checkout):
+    (checkout / "src" / "sparring" / "__init__.py").write_text('"""no registrations here"""\n')
+    with pytest.raises(ValueError, match="has no register"):
+        new_env("maze", where=checkout)
+    assert not (checkout / "src" / "sparring" / "envs" / "maze").exists()

@@ -79,6 +79,12 @@ def _env_files(name: str, agents: int) -> dict[str, str]:
             "defaults.toml": _render("defaults.toml.tmpl", name, agents)}
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def _write_folder(target: Path, files: dict[str, str]) -> list[Path]:
     """Write ``files`` (relative path -> text) into a temp sibling, then rename it to ``target`` at once."""
     if target.exists():
@@ -86,6 +92,7 @@ def _write_folder(target: Path, files: dict[str, str]) -> list[Path]:
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
     try:
+        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private; the folder should be like any other
         for rel, text in files.items():
             (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
             (tmp / rel).write_text(text)
@@ -96,17 +103,23 @@ def _write_folder(target: Path, files: dict[str, str]) -> list[Path]:
     return [target / rel for rel in files]
 
 
-def _add_registration(init: Path, name: str) -> None:
-    """Insert ``register(NAME, ...)`` after the last built-in registration, replacing the file atomically."""
+def _with_registration(init: Path, name: str) -> str:
+    """The text of ``init`` with ``register(NAME, ...)`` inserted after its last registration."""
     lines = init.read_text().splitlines(keepends=True)
     last = max((i for i, line in enumerate(lines) if line.startswith("register(")), default=None)
     if last is None:
         raise ValueError(f"{init} has no register(...) lines to add {name!r} after")
     lines.insert(last + 1, f'register("{name}", "sparring.envs.{name}.env:{class_name(name)}")\n')
-    fd, tmp = tempfile.mkstemp(prefix=".__init__-", suffix=".py", dir=init.parent)
+    return "".join(lines)
+
+
+def _replace_text(path: Path, text: str) -> None:
+    """Replace the file at ``path`` with ``text`` at once (temp file + rename), keeping its permissions."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
     with os.fdopen(fd, "w") as fh:
-        fh.writelines(lines)
-    os.replace(tmp, init)
+        fh.write(text)
+    os.chmod(tmp, path.stat().st_mode & 0o7777)
+    os.replace(tmp, path)
 
 
 def new_env(name: str, agents: int = 1, where: str | os.PathLike | None = None,
@@ -122,10 +135,12 @@ def new_env(name: str, agents: int = 1, where: str | os.PathLike | None = None,
         env_dir, test_dir = checkout / "src" / "sparring" / "envs" / name, checkout / "tests" / "envs" / name
         if test_dir.exists():
             raise ValueError(f"{test_dir} already exists; remove it or pick another name")
+        init = checkout / "src" / "sparring" / "__init__.py"
+        registered = _with_registration(init, name)  # fails before anything is written
         files = _write_folder(env_dir, _env_files(name, agents))
         files += _write_folder(test_dir, {"__init__.py": "", **test})
-        _add_registration(checkout / "src" / "sparring" / "__init__.py", name)
-        files.append(checkout / "src" / "sparring" / "__init__.py")
+        _replace_text(init, registered)
+        files.append(init)
         steps = [f"sparring check {name}", f"sparring train {name} --minutes 2", f"pytest tests/envs/{name}"]
         return Scaffold(name, "repo", files, steps)
     package = {f"src/{name}/{rel}": text for rel, text in _env_files(name, agents).items()}
