@@ -78,7 +78,8 @@ def test_written_folders_and_the_edited_init_keep_ordinary_permissions(checkout)
     init.chmod(0o644)
     new_env("maze", where=checkout)
     assert init.stat().st_mode & 0o777 == 0o644
-    assert (checkout / "src" / "sparring" / "envs" / "maze").stat().st_mode & 0o077  # not private to the writer
+    (checkout / "ordinary").mkdir()  # what the umask gives any new folder
+    assert (checkout / "src" / "sparring" / "envs" / "maze").stat().st_mode == (checkout / "ordinary").stat().st_mode
 
 
 def test_a_checkout_without_registrations_is_refused_before_writing(checkout):
