@@ -89,7 +89,7 @@ def choose(s, cfg, act_in, t):
     n = s.alive.shape[0]
     learners = n - cfg.background
     for a in range(n):
-        choice = act_in[a, 0] if a < learners else plan(s, a, t)
+        choice = np.int64(act_in[a, 0]) if a < learners else plan(s, a, t)
         s.last[a] = choice if legal(s, a, choice, t) else 0
 
 
@@ -100,7 +100,7 @@ def resolve(s, t):
     start = t % n
     for j in range(n):
         a = (start + j) % n
-        action = s.last[a]
+        action = np.int64(s.last[a])
         if action != 0 and legal(s, a, action, t):
             price = act(s, a, action)
             if price > 0:
@@ -114,7 +114,7 @@ def faint(s, a):
     s.alive[a] = 0
     close_offer(s, a)
     if s.inbox[a] >= 0:
-        close_offer(s, s.inbox[a])
+        close_offer(s, np.int64(s.inbox[a]))
 
 
 @helper
@@ -156,7 +156,7 @@ def phase_of(s, cfg, t):
 @helper
 def tick(s, cfg, act_in, rew, term, trunc):
     """One half-hour of town life."""
-    t = s.tick - 1  # the time the characters saw when they chose
+    t = np.int64(s.tick) - 1  # the time the characters saw when they chose (int64 everywhere: one compile)
     n = s.alive.shape[0]
     choose(s, cfg, act_in, t)  # s.slots are those the characters saw: set by the last reset or tick
     resolve(s, t)

@@ -14,6 +14,8 @@ Layout (``OBS_SIZE`` values), with honest presence flags for every optional bloc
 A character who fainted sees zeros and may only noop.
 """
 
+import numpy as np
+
 from sparring.envs.town.rules import at_place, dist, is_night, place_col, place_row, write_mask
 from sparring.envs.town.world import (
     BAKERY, DAY, FARM, FOREST, GATHER_OTHERS, GOAL_COINS, GOALS, GOODS, HOUSE, HOUSE_COINS, HOUSE_WOOD,
@@ -127,7 +129,7 @@ def inbox_block(s, a, others, row, k):
 @helper
 def write(s, cfg, obs, mask):
     """Every character's observation row and mask row."""
-    t = s.tick
+    t = np.int64(s.tick)
     n = s.alive.shape[0]
     at_tavern = 0
     for a in range(n):

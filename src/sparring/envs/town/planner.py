@@ -8,6 +8,8 @@ the forest then home for a house, the tavern for a gathering. It reads only
 what its character observes (its own state, the nearest characters, its inbox).
 """
 
+import numpy as np
+
 from sparring.envs.town.rules import at_place, dist, is_night, legal
 from sparring.envs.town.world import (
     ACCEPT, BAKERY, BREAD, BUILD, BUY, BUY_PRICE, DAY, DRINK_ACT, EAT, ENERGY, FARM, FIRST, FOREST, GO_CHAR,
@@ -186,4 +188,4 @@ def plan(s, a, t):
 @kernel
 def planner(s, cfg, agent, act):
     """The scripted policy ``planner`` for the kit: one action id per character."""
-    act[0] = plan(s, agent, s.tick)
+    act[0] = plan(s, agent, np.int64(s.tick))

@@ -249,7 +249,7 @@ def close_offer(s, b):
 @helper
 def accept(s, a):
     """Character ``a`` takes the offer in its inbox: one unit for the asked coins."""
-    b = s.inbox[a]
+    b = np.int64(s.inbox[a])
     good, price = s.out_good[b], s.out_price[b]
     s.goods[b, good] -= 1
     add_good(s, a, good, 1)
@@ -301,7 +301,7 @@ def act(s, a, action):
     elif kind == ACCEPT:
         return accept(s, a)
     elif kind == REJECT:
-        close_offer(s, s.inbox[a])
+        close_offer(s, np.int64(s.inbox[a]))
     elif kind == SELL:
         s.goods[a, good] -= 1
         add_coins(s, a, SELL_PRICE[good])
