@@ -5,7 +5,7 @@ import os
 import optuna
 import pytest
 
-ray = pytest.importorskip("ray", reason="the ray sweep backend needs the [ray] extra")
+pytest.importorskip("ray", reason="the ray sweep backend needs the [ray] extra")
 
 from sparring.sweep.ray_tune import run_ray  # noqa: E402
 from sparring.sweep.report import write_report  # noqa: E402
@@ -14,17 +14,14 @@ from tests.sweep.test_sweep_local import settings  # noqa: E402
 
 
 def test_ray_tune_sweep_runs_trials_and_reports(tmp_path):
-    started = not ray.is_initialized()
-    try:
-        tiny = settings(tmp_path, trials=3)
-        prepare(tiny)
-        study = run_ray(tiny)
-    finally:
-        if started:
-            ray.shutdown()
-    assert len(study.trials) == 3
+    # joins the session's local Ray if another test started one, else starts it and leaves it up for the
+    # others (tests/train/test_vec_ray.py); Ray stops it when the test process exits
+    tiny = settings(tmp_path, trials=2)
+    prepare(tiny)
+    study = run_ray(tiny)
+    assert len(study.trials) == 2
     finished = [t for t in study.trials if t.state in (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)]
-    assert len(finished) == 3 and any(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
+    assert len(finished) == 2 and any(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
     for t in study.trials:
         assert 1e-4 <= t.params["train.lr"] <= 3e-2 and t.params["train.hidden"] in (16, 32)
         assert 1 in t.intermediate_values and all(0 <= v <= 1 for v in t.intermediate_values.values())

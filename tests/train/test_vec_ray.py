@@ -14,12 +14,9 @@ from sparring.train.vec_ray import RayEnv, init_ray  # noqa: E402
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray():
-    """One local Ray instance for the module (it takes seconds to start)."""
-    started = not ray.is_initialized()
+    """A local Ray instance; it takes seconds to start, so it is left up for the session's other Ray tests
+    (tests/sweep/test_sweep_ray.py joins it) and Ray stops it when the test process exits."""
     init_ray("", 2)
-    yield
-    if started:
-        ray.shutdown()
 
 
 def test_matches_inprocess_step_for_step_and_stops_its_actors():
