@@ -7,10 +7,10 @@ from sparring.envs.town.rules import legal
 from sparring.envs.town.text import describe, legal_actions_text
 from sparring.envs.town.world import (
     ACCEPT, BUILD, DAY, FARM, FIRST, GATHER, GATHER_OTHERS, GOAL_COINS, HOME_COL, HOME_ROW, HOUSE, HOUSE_COINS,
-    HOUSE_WOOD, OFFER_TTL, PLACES, REJECT, SKILL_GAIN, SLOTS, TAVERN, THIRST, WORK, offer_id,
+    HOUSE_WOOD, OFFER_TTL, PLACES, REJECT, SKILL_GAIN, SLOTS, TAVERN, THIRST, WHEAT, WOOD, WORK, offer_id,
 )
 from sparring.kit.check.play import allowed_actions
-from tests.envs.town.towns import WHEAT, WOOD, noop, place, quiet_town, refresh
+from tests.envs.town.towns import noop, place, quiet_town, refresh
 
 INBOX = SELF + PLACES * PLACE + SLOTS * SLOT
 

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from sparring.envs.town.env import Town
 from sparring.envs.town.text import describe, legal_actions, legal_actions_text, parse_action
 from sparring.envs.town.world import FIRST, GO_PLACE, MARKET, TALK, WELL
 from tests.envs.town.towns import place, quiet_town, refresh
@@ -15,6 +16,7 @@ def test_legal_lines_are_the_mask():
     ids = [int(line.split(":")[0]) for line in lines]
     assert ids == np.flatnonzero(env.mask[0]).tolist() == legal_actions(env.records[0], env.config, 0)
     assert f"{FIRST[GO_PLACE] + MARKET}: go to the market" in lines and "drink" in " ".join(lines)
+    assert Town.legal_actions_text(env.records[0], env.config, 0) == "\n".join(lines)
 
 
 def test_describe_tells_what_the_character_knows():

@@ -7,6 +7,7 @@ import sparring
 from sparring.envs.town.env import Town, town_class
 from sparring.envs.town.metrics import gini, work_entropy
 from sparring.kit.check import check
+from sparring.kit.check.play import allowed_actions
 from sparring.kit.pz_adapter import PettingZooEnv
 from tests.envs.town.towns import quiet_town
 
@@ -34,8 +35,6 @@ def test_pettingzoo_characters_faint_and_leave_one_by_one():
 def _goal_rate(spec: str, towns: int = 16) -> float:
     env = sparring.make("town", num_envs=towns, seed=7, autoreset=False)
     rng = np.random.default_rng(7)
-    from sparring.kit.check.play import allowed_actions
-
     while not env.done.all():
         if spec == "planner":
             env.step(env.scripted_actions("planner"))

@@ -4,7 +4,7 @@ import numpy as np
 
 import sparring
 from sparring.envs.town.rules import find_slots
-from sparring.envs.town.world import BREAD, PLACE_COL, PLACE_ROW, RICH, WHEAT, WOOD
+from sparring.envs.town.world import PLACE_COL, PLACE_ROW, RICH
 
 
 def quiet_town(num_envs: int = 1, seed: int = 0, **config):
@@ -39,5 +39,3 @@ def noop(env) -> np.ndarray:
     """Every character waits."""
     return np.zeros((env.rows, 1), np.int32)
 
-
-__all__ = ["BREAD", "WHEAT", "WOOD", "noop", "place", "quiet_town", "refresh"]

@@ -232,6 +232,8 @@ class Town(Env):
     render_ansi = staticmethod(render.render_ansi)
     draw = staticmethod(render.draw)
     describe = staticmethod(text.describe)
+    legal_actions_text = staticmethod(text.legal_actions_text)
+    parse_action = staticmethod(text.parse_action)
     invariants = staticmethod(render.invariants)
 
     @staticmethod
