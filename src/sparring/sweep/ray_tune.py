@@ -1,18 +1,21 @@
 """The Ray Tune sweep backend: the same trials through Ray Tune, searched by OptunaSearch, pruned by ASHA.
 
 Runs on a local Ray instance, or unchanged on the cluster at ``address`` (whose nodes need this
-package). Tune's own records go to ``<sweep folder>/ray``; a rerun of an interrupted sweep
-restores them and finishes the unfinished trials. The results come back as an in-memory
+package). Tune's own records go to ``<sweep folder>/ray``; a rerun of an interrupted sweep (with the
+same ``--trials``: a Tune experiment's trial count is fixed) restores them and runs the trials
+that did not finish. The results come back as an in-memory
 Optuna study, so both backends share one report.
 """
 
 from __future__ import annotations
 
 import datetime
+import json
 import os
 
 import optuna
 
+from sparring.record.store import atomic_output
 from sparring.sweep.objective import train_and_score
 from sparring.sweep.settings import SweepSettings
 from sparring.sweep.space import suggest
@@ -58,9 +61,19 @@ def run_ray(settings: SweepSettings, address: str = "") -> optuna.Study:
     init_ray(address)
     path = os.path.abspath(os.path.join(settings.folder, "ray"))
     trainable = tune.with_resources(_trainable(settings), {"cpu": 1})
+    count = os.path.join(path, "trials.json")
     if tune.Tuner.can_restore(os.path.join(path, "tune")):
+        with open(count) as fh:
+            trials = json.load(fh)
+        if trials != settings.trials:
+            raise ValueError(f"the Ray sweep in {settings.folder!r} was started with --trials {trials}; a Ray Tune "
+                             f"experiment cannot change its trial count: rerun with --trials {trials} to resume, or "
+                             f"give another --name")
         tuner = tune.Tuner.restore(os.path.join(path, "tune"), trainable, resume_unfinished=True, resume_errored=True)
     else:
+        os.makedirs(path, exist_ok=True)
+        with atomic_output(count, ".json") as tmp, open(tmp, "w") as fh:
+            json.dump(settings.trials, fh)
         search = OptunaSearch(space=_DefineByRun(settings.space), metric=METRIC, mode="max",
                               sampler=optuna.samplers.TPESampler(seed=settings.seed, n_startup_trials=5))
         scheduler = ASHAScheduler(time_attr="rung", metric=METRIC, mode="max", max_t=settings.rungs, grace_period=1,

@@ -59,6 +59,7 @@ def write_report(study: optuna.Study, folder: str, metric: str) -> dict[str, str
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     paths = {}
     header, rows = _rows(study)
@@ -83,6 +84,7 @@ def write_report(study: optuna.Study, folder: str, metric: str) -> dict[str, str
             best.append(running)
         ax.step([d[0] for d in done], best, where="post", color="k", lw=1, label="best so far")
     ax.set_xlabel("trial")
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     ax.set_ylabel(metric)
     ax.set_title("objective over trials")
     ax.legend(fontsize=7)
@@ -91,10 +93,12 @@ def write_report(study: optuna.Study, folder: str, metric: str) -> dict[str, str
 
     imp = importances(study)
     if imp:
-        fig, ax = plt.subplots(figsize=(6, 0.5 + 0.4 * len(imp)))
+        fig, ax = plt.subplots(figsize=(6, 1.2 + 0.4 * len(imp)))
         names = list(imp)[::-1]
         ax.barh(names, [imp[n] for n in names])
-        ax.set_xlabel("importance (PED-ANOVA: how much the best trials' values of a knob differ from all trials')")
+        complete = sum(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
+        ax.set_title(f"parameter importance (PED-ANOVA, {complete} completed trials)", fontsize=10)
+        ax.set_xlabel("share of importance")
         fig.tight_layout()
         paths["importance"] = _save(fig, os.path.join(folder, "importance.png"))
     plt.close("all")
