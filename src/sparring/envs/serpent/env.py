@@ -169,7 +169,7 @@ def boss_attack(s, ambush):
         dmg = AMBUSH_MIN + size % (AMBUSH_MAX - AMBUSH_MIN + 1)
     if s.prayer == style + 1 or (style == RANGED_STYLE and shadowed(s.pos, s.row, s.col)):
         dmg = 0
-    hurt(s, dmg, SRC_RANGED if style == RANGED_STYLE else SRC_MAGIC)
+    hurt(s, dmg, np.int64(SRC_RANGED if style == RANGED_STYLE else SRC_MAGIC))
     if style == RANGED_STYLE and dmg > 0 and venom_roll < VENOM_CHANCE:
         envenom(s)
 
@@ -209,14 +209,14 @@ def dive(s):
     """The boss goes under: clouds, maybe an add, and the next phase begins."""
     s.surfaced, s.timer, s.stare, s.boss_atk = 0, DIVE_TICKS, 0, 0
     s.form, s.pos = -1, -1
-    add_cloud(s, s.row, s.col)
+    add_cloud(s, np.int64(s.row), np.int64(s.col))
     for _ in range(CLOUDS - 1):
-        r, c = random_tile(s, 0)
+        r, c = random_tile(s, np.int64(0))
         add_cloud(s, r, c)
     if rand_float(s) < ADD_CHANCE:
         for k in range(ADD_SLOTS):
             if s.add_hp[k] == 0:
-                s.add_r[k], s.add_c[k] = random_tile(s, 3)
+                s.add_r[k], s.add_c[k] = random_tile(s, np.int64(3))
                 s.add_hp[k], s.add_atk[k] = ADD_HP, ADD_SPEED
                 break
     s.stage = (s.stage + 1) % PHASES
@@ -234,7 +234,7 @@ def surface(s):
     if s.form == MELEE_FORM:
         start_stare(s)
     else:
-        boss_attack(s, True)
+        boss_attack(s, np.bool_(True))
         s.boss_atk = BOSS_SPEED
 
 
@@ -252,7 +252,7 @@ def boss_turn(s):
             if s.stare == 0:
                 smash = SMASH_MIN + rand_int(s, SMASH_MAX - SMASH_MIN + 1)
                 if abs(s.row - s.stare_r) + abs(s.col - s.stare_c) <= 1:
-                    hurt(s, smash, SRC_SMASH)
+                    hurt(s, smash, np.int64(SRC_SMASH))
                 s.boss_atk = SMASH_REST
         else:
             s.boss_atk -= 1
@@ -261,7 +261,7 @@ def boss_turn(s):
     else:
         s.boss_atk -= 1
         if s.boss_atk <= 0:
-            boss_attack(s, False)
+            boss_attack(s, np.bool_(False))
             s.boss_atk = BOSS_SPEED
     s.timer -= 1
     if s.timer <= 0:
@@ -286,15 +286,15 @@ def adds_turn(s):
         else:
             s.add_atk[k] -= 1
             if s.add_atk[k] <= 0:
-                hurt(s, rand_int(s, ADD_HIT + 1), SRC_ADDS)
+                hurt(s, rand_int(s, ADD_HIT + 1), np.int64(SRC_ADDS))
                 s.add_atk[k] = ADD_SPEED
 
 
 @helper
 def clouds_turn(s):
     """Rule step 4: a cloud burns whoever stands in it and may envenom; then clouds age."""
-    if cloud_at(s, s.row, s.col):
-        hurt(s, CLOUD_DAMAGE, SRC_CLOUDS)
+    if cloud_at(s, np.int64(s.row), np.int64(s.col)):
+        hurt(s, np.int64(CLOUD_DAMAGE), np.int64(SRC_CLOUDS))
         if rand_float(s) < CLOUD_VENOM:
             envenom(s)
     for k in range(CLOUD_SLOTS):
@@ -308,7 +308,7 @@ def venom_and_timers(s):
     if s.venom > 0:
         s.venom_t -= 1
         if s.venom_t <= 0:
-            hurt(s, s.venom, SRC_VENOM)
+            hurt(s, np.int64(s.venom), np.int64(SRC_VENOM))
             s.venom = min(VENOM_MAX, s.venom + VENOM_STEP)
             s.venom_t = VENOM_EVERY
     if s.venom_immune > 0:
@@ -330,7 +330,7 @@ def venom_and_timers(s):
 def allowed(s, act, head):
     """The agent's value for ``head``, or 0 (the head's no-op) where the mask forbids it."""
     v = np.int64(act[0, head])
-    return v if legal(s, head, v) else 0
+    return v if legal(s, np.int64(head), v) else 0
 
 
 @helper

@@ -68,7 +68,7 @@ def walk(s, form, pos):
     start = s.row * GRID + s.col
     dist[start] = 0
     queue[0], head, tail = start, 0, 1
-    best, best_cost = start, tile_cost(s, form, pos, s.row, s.col, 0)
+    best, best_cost = start, tile_cost(s, form, pos, np.int64(s.row), np.int64(s.col), np.int64(0))
     while head < tail:
         here = queue[head]
         head += 1
@@ -119,15 +119,15 @@ def play(s, knows, act):
     act[PRAYER] = prayer
     if form >= 0:
         act[GEAR] = WEAKNESS[form] + 1
-    if s.hp <= EAT_HP and legal(s, SUPPLY, EAT):
+    if s.hp <= EAT_HP and legal(s, np.int64(SUPPLY), np.int64(EAT)):
         act[SUPPLY] = EAT
-    elif legal(s, SUPPLY, ANTIVENOM):
+    elif legal(s, np.int64(SUPPLY), np.int64(ANTIVENOM)):
         act[SUPPLY] = ANTIVENOM
-    elif s.pp < DOSE_PP and legal(s, SUPPLY, PRAYER_DOSE):
+    elif s.pp < DOSE_PP and legal(s, np.int64(SUPPLY), np.int64(PRAYER_DOSE)):
         act[SUPPLY] = PRAYER_DOSE
-    if close_add(s) and legal(s, ATTACK, ATTACK_ADD):
+    if close_add(s) and legal(s, np.int64(ATTACK), np.int64(ATTACK_ADD)):
         act[ATTACK] = ATTACK_ADD
-    elif legal(s, ATTACK, ATTACK_BOSS):
+    elif legal(s, np.int64(ATTACK), np.int64(ATTACK_BOSS)):
         act[ATTACK] = ATTACK_BOSS
     act[MOVE] = walk(s, form, pos)
 
@@ -135,10 +135,10 @@ def play(s, knows, act):
 @kernel
 def reference(s, cfg, agent, act):
     """Knows the four rotations: prepares tile, gear and prayer for the next phase while the boss dives."""
-    play(s, True, act)
+    play(s, np.bool_(True), act)
 
 
 @kernel
 def reactive(s, cfg, agent, act):
     """Does not know the rotations: reacts to what it sees, and expects the last phase's form again."""
-    play(s, False, act)
+    play(s, np.bool_(False), act)
