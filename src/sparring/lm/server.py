@@ -214,10 +214,10 @@ class BackgroundServer:
 
 
 def serve(folder: str, host: str = "127.0.0.1", port: int = 8000, api_key: str | None = None,
-          name: str | None = None, limits: ServeLimits = ServeLimits()) -> None:
-    """Load the model folder and serve it until interrupted (blocking)."""
+          name: str | None = None, limits: ServeLimits = ServeLimits(), threads: int | None = None) -> None:
+    """Load the model folder and serve it until interrupted (blocking); ``threads``: torch CPU threads."""
     import uvicorn
 
-    app = make_app(LocalModel(folder), name, api_key, limits)
+    app = make_app(LocalModel(folder, threads), name, api_key, limits)
     sock = bind(host, port)
     uvicorn.Server(uvicorn.Config(app, log_level="info")).run(sockets=[sock])
