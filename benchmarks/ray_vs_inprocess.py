@@ -87,7 +87,8 @@ def main() -> None:
     ratio = np.median(rates["ray"]) / np.median(rates["inprocess"])
     p_sps = two_sample_p(rates["ray"], rates["inprocess"], "mannwhitney")
     same = all(a[1] == b[1] for a, b in zip(runs["inprocess"], runs["ray"]))
-    p = two_sample_p([r[1] for r in runs["ray"]], [r[1] for r in runs["inprocess"]]) if args.seeds >= 2 else float("nan")
+    successes = [[r[1] for r in runs[vec]] for vec in ("ray", "inprocess")]
+    p = two_sample_p(*successes) if args.seeds >= 2 else float("nan")
     print(f"PPO throughput ray/in-process {ratio:.2f}x over {len(rates['ray'])} iterations each (Mann-Whitney p "
           f"{p_sps:.3g}); success identical seed for seed: {same}; Welch p of success {p:.3g}")
 

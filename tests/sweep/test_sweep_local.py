@@ -6,11 +6,11 @@ import os
 import optuna
 import pytest
 
-from sparring.sweep.local import load_study, run_local
+from sparring.kit import registry
+from sparring.sweep.local import run_local
 from sparring.sweep.report import write_report
 from sparring.sweep.settings import SweepSettings, prepare
 from sparring.sweep.space import load_space, parse_space
-from sparring.kit import registry
 
 SQUARED = registry.get("squared")
 SPACE = {"train.lr": {"log": [1e-4, 3e-2]}, "train.hidden": {"choices": [16, 32]}}

@@ -20,7 +20,8 @@ def test_ray_tune_sweep_runs_trials_and_reports(tmp_path):
     prepare(tiny)
     study = run_ray(tiny)
     assert len(study.trials) == 2
-    finished = [t for t in study.trials if t.state in (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)]
+    done = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
+    finished = [t for t in study.trials if t.state in done]
     assert len(finished) == 2 and any(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
     for t in study.trials:
         assert 1e-4 <= t.params["train.lr"] <= 3e-2 and t.params["train.hidden"] in (16, 32)

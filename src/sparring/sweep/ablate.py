@@ -90,12 +90,14 @@ class Ablation:
         k = len(self.scores[self.base])
         lo, hi = bootstrap_ci(self.scores[self.base])
         base_mean = sum(self.scores[self.base]) / k
-        lines = [f"ablation of {self.knob} ({self.metric}, {k} seeds per value, {self.test} test vs base, Holm-corrected)",
+        lines = [f"ablation of {self.knob} ({self.metric}, {k} seeds per value, {self.test} test vs base, "
+                 f"Holm-corrected)",
                  f"  {'value':<14} {'mean':>8}  {'95% CI':<19} {'p':>7} {'p(Holm)':>8}  verdict",
                  f"  {self.base + ' (base)':<14} {base_mean:>8.4g}  [{lo:.4g}, {hi:.4g}]"]
         for c in self.comparisons:
             ci = f"[{c.ci95[0]:.4g}, {c.ci95[1]:.4g}]"
-            lines.append(f"  {c.label:<14} {c.mean:>8.4g}  {ci:<19} {c.p_value:>7.3g} {c.p_adjusted:>8.3g}  {c.verdict}")
+            lines.append(f"  {c.label:<14} {c.mean:>8.4g}  {ci:<19} {c.p_value:>7.3g} {c.p_adjusted:>8.3g}  "
+                         f"{c.verdict}")
         return "\n".join(lines)
 
     def to_json(self) -> str:

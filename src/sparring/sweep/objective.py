@@ -23,7 +23,8 @@ def metric_names(env_cls) -> list[str]:
 def check_metric(env_cls, metric: str) -> str:
     """``metric`` if the env can be scored by it, else a ValueError listing the valid ones."""
     if metric not in metric_names(env_cls):
-        raise ValueError(f"unknown metric {metric!r} for env {env_cls.name!r}; valid: {', '.join(metric_names(env_cls))}")
+        valid = ", ".join(metric_names(env_cls))
+        raise ValueError(f"unknown metric {metric!r} for env {env_cls.name!r}; valid: {valid}")
     return metric
 
 

@@ -105,6 +105,7 @@ def results_study(results, settings: SweepSettings) -> optuna.Study:
                                           intermediate_values={int(k): float(v) for k, v in steps.items()}, state=state)
         if frame is not None and len(frame) and "timestamp" in frame:
             trial.datetime_complete = datetime.datetime.fromtimestamp(float(frame["timestamp"].iloc[-1]))
-            trial.datetime_start = trial.datetime_complete - datetime.timedelta(seconds=float(frame["time_total_s"].iloc[-1]))
+            spent = datetime.timedelta(seconds=float(frame["time_total_s"].iloc[-1]))
+            trial.datetime_start = trial.datetime_complete - spent
         study.add_trial(trial)
     return study

@@ -52,7 +52,8 @@ class Param:
             return optuna.distributions.CategoricalDistribution(self.choices)
         log = self.kind == "log"
         if self.integer:
-            return optuna.distributions.IntDistribution(int(self.low), int(self.high), log=log, step=int(self.step or 1))
+            return optuna.distributions.IntDistribution(int(self.low), int(self.high), log=log,
+                                                        step=int(self.step or 1))
         return optuna.distributions.FloatDistribution(self.low, self.high, log=log, step=self.step)
 
 
@@ -126,7 +127,8 @@ def suggest(trial, space: list[Param]) -> dict[str, object]:
         if p.kind == "choices":
             values[p.key] = trial.suggest_categorical(p.key, list(p.choices))
         elif p.integer:
-            values[p.key] = trial.suggest_int(p.key, int(p.low), int(p.high), step=int(p.step or 1), log=p.kind == "log")
+            values[p.key] = trial.suggest_int(p.key, int(p.low), int(p.high), step=int(p.step or 1),
+                                              log=p.kind == "log")
         else:
             values[p.key] = trial.suggest_float(p.key, p.low, p.high, step=p.step, log=p.kind == "log")
     return values

@@ -133,7 +133,8 @@ class RayEnv:
         bad = (acts < 0) | (acts >= self.heads.sizes)
         if bad.any():  # checked here, before any slice steps, so the slices stay in lockstep
             row, sizes = int(np.flatnonzero(bad.any(axis=1))[0]), dict(zip(self.heads.names, self.heads.sizes.tolist()))
-            raise ValueError(f"action row {row} is {acts[row].tolist()}; head sizes are {sizes} (valid values 0..size-1)")
+            raise ValueError(f"action row {row} is {acts[row].tolist()}; head sizes are {sizes} "
+                             f"(valid values 0..size-1)")
         acts = np.ascontiguousarray(acts, np.int32)
         parts = self._get([a.step.remote(acts[rows]) for a, rows in zip(self._actors, self._row_slices)])
         self._store([p[:-1] for p in parts])
@@ -166,7 +167,8 @@ class RayEnv:
         if len(recs) != len(idx):
             raise ValueError(f"restore got {len(recs)} records for {len(idx)} indices")
         owner = np.searchsorted(self.bounds, idx, side="right") - 1
-        refs = [a.restore.remote(idx[owner == w] - self.bounds[w], recs[owner == w]) for w, a in enumerate(self._actors)]
+        refs = [a.restore.remote(idx[owner == w] - self.bounds[w], recs[owner == w])
+                for w, a in enumerate(self._actors)]
         self._store(self._get(refs))
 
     def _indices(self, indices) -> np.ndarray:
