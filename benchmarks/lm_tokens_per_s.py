@@ -7,7 +7,9 @@ town descriptions) in a temporary folder, then generates answers to town prompts
 sizes 1, 8 and 32, and through `sparring serve`'s app on loopback with 8
 concurrent requests. Reports the median of ``repeats`` runs and the ratio to
 batch 1 measured in the same process. ``torch_threads`` defaults to 1: on a
-loaded 2-core machine two torch threads were 10-30x slower than one. The model is untrained, so answers are
+loaded 2-core machine two torch threads were 10-30x slower than one. The server generates on a
+worker thread, where torch ran several times faster than on the main thread of the same process on that
+loaded machine (OpenMP contention), so the HTTP row is not the direct rows minus overhead. The model is untrained, so answers are
 noise; every generated token is counted, early end-of-turn tokens included.
 """
 

@@ -29,7 +29,7 @@ CHAT_TEMPLATE = (
 
 @dataclasses.dataclass(frozen=True)
 class ModelSize:
-    """Shape of the Llama-style model (defaults: about 3.4 M parameters with a 2048-token vocabulary)."""
+    """Shape of the Llama-style model (defaults: 3.3-3.7 M parameters, by the vocabulary the text supports)."""
 
     hidden: int = 256
     """Width of the residual stream."""
