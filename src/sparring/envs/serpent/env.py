@@ -5,8 +5,8 @@ scripted players (``reference`` knows the rotations, ``reactive`` does not) in
 :mod:`sparring.envs.serpent.scripted`.
 
 Reward: +1 when the boss dies; at the player's death the ``death`` penalty
-(``minus_one``: -1, ``zero``: 0, ``progress``: -(1 - boss damage fraction));
-0 at the tick limit (a truncation). Shaping is opt-in: ``reward_damage`` per
+(``progress``, the default: -(1 - fraction of the boss's hp taken); ``minus_one``:
+-1; ``zero``: 0); 0 at the tick limit (a truncation). Shaping is opt-in: ``reward_damage`` per
 full boss hp bar dealt (metric ``shaping_damage``), 0 by default.
 
 Phases are labelled ``<rotation>/<phase>`` (``A/1`` .. ``D/10``): the phase the
