@@ -33,11 +33,11 @@ def _keep(seen):
 def test_end_to_end_with_the_server(server, tiny_model):
     seen = {}
     with OpenAIBrain(server.url, "tiny", _keep(seen), SAFE, api_key=KEY, system=SYSTEM, max_tokens=4,
-                     concurrency=3) as brain:
+                     concurrency=3, temperature=1.0, seed=7) as brain:
         batch = _batch(4)
         assert brain.act(batch).tolist() == [[1], [2], [3], [4]]
-        expected = tiny_model.chat([brain.messages(t) for t in batch.texts], max_new_tokens=4)
-    assert [seen[i] for i in range(4)] == [c.text for c in expected]
+        expected = [tiny_model.chat([brain.messages(t)], 4, temperature=1.0, seed=7)[0] for t in batch.texts]
+    assert [seen[i] for i in range(4)] == [c.text for c in expected] and all(seen.values())
     assert (brain.stats.parsed, brain.stats.failed, brain.stats.unparseable, brain.requests) == (4, 0, 0, 4)
     assert brain.stats.prompt_tokens == sum(c.prompt_tokens for c in expected)
     assert brain.stats.completion_tokens == sum(c.completion_tokens for c in expected)

@@ -11,7 +11,12 @@ AUTH = {"Authorization": f"Bearer {KEY}"}
 
 
 def _chat(content="go to the farm", **extra):
-    return {"model": "tiny", "messages": [{"role": "user", "content": content}], "temperature": 0, **extra}
+    """A request sampling with a seed: the untrained tiny model's greedy answers are all special tokens (empty)."""
+    return {"model": "tiny", "messages": [{"role": "user", "content": content}], "temperature": 1, "seed": 5, **extra}
+
+
+def _local(model, content, max_tokens, seed=5, stop=None):
+    return model.chat([[{"role": "user", "content": content}]], max_tokens, temperature=1, seed=seed, stop=stop)[0]
 
 
 def _post(server, body=None, headers=AUTH, **kw):
@@ -31,8 +36,8 @@ def test_models_and_a_chat_completion_in_openai_shape(server, tiny_model):
     data = reply.json()
     assert data["object"] == "chat.completion" and data["model"] == "tiny"
     choice = data["choices"][0]
-    local = tiny_model.chat([[{"role": "user", "content": "go to the farm"}]], max_new_tokens=3)[0]
-    assert choice["message"] == {"role": "assistant", "content": local.text}
+    local = _local(tiny_model, "go to the farm", 3)
+    assert choice["message"] == {"role": "assistant", "content": local.text} and local.text
     assert choice["finish_reason"] == local.finish_reason
     usage = data["usage"]
     assert usage["prompt_tokens"] == local.prompt_tokens and 1 <= usage["completion_tokens"] <= 3
@@ -42,10 +47,21 @@ def test_models_and_a_chat_completion_in_openai_shape(server, tiny_model):
 def test_concurrent_requests_each_get_their_own_answer(server, tiny_model):
     prompts = [f"talk to {name}" for name in ("Ada", "Ben", "Cora", "Dan", "Eve", "Finn", "Gus", "Hal")]
     with ThreadPoolExecutor(len(prompts)) as pool:
-        replies = list(pool.map(lambda p: _post(server, _chat(p, max_tokens=4)), prompts))
+        replies = list(pool.map(lambda i: _post(server, _chat(prompts[i], max_tokens=4, seed=i)), range(len(prompts))))
     assert [r.status_code for r in replies] == [200] * len(prompts)
-    expected = [tiny_model.chat([[{"role": "user", "content": p}]], max_new_tokens=4)[0].text for p in prompts]
+    expected = [_local(tiny_model, p, 4, seed=i).text for i, p in enumerate(prompts)]
     assert [r.json()["choices"][0]["message"]["content"] for r in replies] == expected
+    assert len(set(expected)) > len(prompts) // 2  # distinct answers: a mix-up between requests would show
+
+
+def test_text_parts_and_stop_sequences(server, tiny_model):
+    whole = _local(tiny_model, "talk to Ben", 8).text
+    assert len(whole) >= 2
+    parts = [{"type": "text", "text": "talk to "}, {"type": "text", "text": "Ben"}]
+    reply = _post(server, {**_chat(), "messages": [{"role": "user", "content": parts}], "max_tokens": 8}).json()
+    assert reply["choices"][0]["message"]["content"] == whole
+    cut = _post(server, _chat("talk to Ben", max_tokens=8, stop=[whole[1:]])).json()["choices"][0]
+    assert cut == {"index": 0, "message": {"role": "assistant", "content": whole[:1]}, "finish_reason": "stop"}
 
 
 def test_max_tokens_is_capped_not_refused(server):

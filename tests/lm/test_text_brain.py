@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import torch
 
 from sparring.lm import LocalLMBrain, Observations
 
@@ -18,12 +19,15 @@ def test_local_brain_answers_in_batches_and_counts(tiny_model):
         seen[i] = text
         return None if i == 1 else 3
 
-    brain = LocalLMBrain(tiny_model, parse, safe_action=0, system="act", max_tokens=3, batch_size=2)
+    # sampled with a seed: the untrained tiny model's greedy answers are all special tokens (empty)
+    brain = LocalLMBrain(tiny_model, parse, safe_action=0, system="act", max_tokens=3, batch_size=2, temperature=1.0,
+                         seed=11)
     texts = ["go to the farm", "eat 1 bread", "talk to Ben"]
     assert brain.act(_batch(texts)).tolist() == [[3], [0], [3]]
     convs = [brain.messages(t) for t in texts]
-    expected = tiny_model.chat(convs[:2], max_new_tokens=3) + tiny_model.chat(convs[2:], max_new_tokens=3)
-    assert [seen[i] for i in range(3)] == [c.text for c in expected] == brain.last_answers
+    torch.manual_seed(11)  # the same draws, made the same way: chunks of two
+    expected = tiny_model.chat(convs[:2], 3, temperature=1.0) + tiny_model.chat(convs[2:], 3, temperature=1.0)
+    assert [seen[i] for i in range(3)] == [c.text for c in expected] == brain.last_answers and all(seen.values())
     stats = brain.stats
     assert (stats.turns, stats.parsed, stats.unparseable, stats.failed) == (3, 2, 1, 0)
     assert stats.prompt_tokens == sum(c.prompt_tokens for c in expected)

@@ -21,11 +21,16 @@ RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 
 
 class OpenAIBrain(TextBrain):
-    """Chat completions from ``base_url`` (e.g. ``http://127.0.0.1:8000/v1``) with ``model``."""
+    """Chat completions from ``base_url`` (e.g. ``http://127.0.0.1:8000/v1``) with ``model``.
+
+    ``seed`` is sent with every request (servers that honour it, like ``sparring serve``, then
+    sample each answer reproducibly).
+    """
 
     def __init__(self, base_url: str, model: str, parse: ParseFn, safe_action: int | Sequence[int],
                  api_key: str | None = None, system: str = DEFAULT_SYSTEM, timeout: float = 30.0, retries: int = 3,
-                 backoff: float = 0.5, concurrency: int = 4, max_tokens: int = 24, temperature: float = 0.0):
+                 backoff: float = 0.5, concurrency: int = 4, max_tokens: int = 24, temperature: float = 0.0,
+                 seed: int | None = None):
         super().__init__(parse, safe_action, system)
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
@@ -36,7 +41,7 @@ class OpenAIBrain(TextBrain):
         self.name = f"openai:{base_url}:{model}"
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model, self.retries, self.backoff, self.concurrency = model, retries, backoff, concurrency
-        self.max_tokens, self.temperature = max_tokens, temperature
+        self.max_tokens, self.temperature, self.seed = max_tokens, temperature, seed
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(timeout=timeout, headers=headers,
                                     limits=httpx.Limits(max_connections=concurrency))
@@ -63,7 +68,7 @@ class OpenAIBrain(TextBrain):
 
     def _ask(self, messages: list[dict]) -> str | None:
         body = {"model": self.model, "messages": messages, "max_tokens": self.max_tokens,
-                "temperature": self.temperature}
+                "temperature": self.temperature, **({} if self.seed is None else {"seed": self.seed})}
         for attempt in range(self.retries + 1):
             if attempt:
                 time.sleep(self.backoff * 2 ** (attempt - 1))
