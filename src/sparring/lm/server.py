@@ -218,6 +218,11 @@ def serve(folder: str, host: str = "127.0.0.1", port: int = 8000, api_key: str |
     """Load the model folder and serve it until interrupted (blocking); ``threads``: torch CPU threads."""
     import uvicorn
 
-    app = make_app(LocalModel(folder, threads), name, api_key, limits)
+    model = LocalModel(folder, threads)
+    name = name or os.path.basename(model.folder.rstrip(os.sep))
+    app = make_app(model, name, api_key, limits)
     sock = bind(host, port)
+    where = f"[{host}]" if ":" in host else host
+    print(f"serving {model.folder} as model {name!r} on http://{where}:{sock.getsockname()[1]}/v1"
+          f"{' (API key required)' if api_key else ''}", flush=True)
     uvicorn.Server(uvicorn.Config(app, log_level="info")).run(sockets=[sock])
