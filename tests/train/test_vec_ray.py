@@ -9,6 +9,7 @@ ray = pytest.importorskip("ray", reason="the ray backend needs the [ray] extra")
 from sparring.kit import BatchedEnv, registry  # noqa: E402
 from sparring.train.config import make_train_config  # noqa: E402
 from sparring.train.trainer import Trainer  # noqa: E402
+from sparring.train import vec_ray  # noqa: E402
 from sparring.train.vec_ray import RayEnv, init_ray  # noqa: E402
 
 
@@ -72,6 +73,12 @@ def test_ray_training_learns_exactly_like_inprocess():
     assert all(torch.equal(a, b) for a, b in zip(weights["inprocess"], weights["ray"]))
 
 
-def test_bad_worker_counts_are_refused():
+def test_bad_worker_counts_are_refused(monkeypatch):
     with pytest.raises(ValueError, match="workers must be an int in"):
         RayEnv(registry.get("squared"), 4, workers=5)
+    # more one-CPU actors than the local instance's CPUs can never all start: an error, not a hang
+    monkeypatch.setattr(vec_ray, "START_TIMEOUT_S", 2.0)
+    cpus = int(ray.cluster_resources()["CPU"])
+    with pytest.raises(RuntimeError, match=f"{cpus + 1} env actors .* did not start within 2.0 s; the Ray cluster has "
+                                           f"{cpus} CPUs"):
+        RayEnv(registry.get("squared"), 8, workers=cpus + 1)

@@ -23,6 +23,7 @@ from sparring.train.vec import _merge_infos, _seed
 
 _ROW_BUFFERS = ("obs", "mask", "rewards", "terminals", "truncations")
 _ENV_BUFFERS = ("done", "ended_return")
+START_TIMEOUT_S = 120.0  # actors that cannot be placed (too few CPUs) would otherwise wait forever
 
 
 class _Slice:
@@ -101,16 +102,21 @@ class RayEnv:
             setattr(self, name, np.zeros(self.num_envs, getattr(probe, name).dtype))
         self._closed = False
         try:
-            self._store(self._get([a.buffers.remote() for a in self._actors]))
+            self._store(self._get([a.buffers.remote() for a in self._actors], timeout=START_TIMEOUT_S))
+        except ray.exceptions.GetTimeoutError:
+            self.close()
+            cpus = ray.cluster_resources().get("CPU", 0)
+            raise RuntimeError(f"{self.workers} env actors (one CPU each) did not start within {START_TIMEOUT_S} s; "
+                               f"the Ray cluster has {cpus:g} CPUs in all: use fewer workers") from None
         except BaseException:
             self.close()
             raise
 
-    def _get(self, refs: list) -> list:
+    def _get(self, refs: list, timeout: float | None = None) -> list:
         if self._closed:
             raise RuntimeError("this RayEnv is closed")
         try:
-            return self._ray.get(refs)
+            return self._ray.get(refs, timeout=timeout)
         except self._ray.exceptions.RayTaskError as exc:
             raise exc.as_instanceof_cause() from None  # the env's own error (e.g. a ValueError), not a wrapper
 
