@@ -1,15 +1,14 @@
 """Generated tokens/s of the project's small language model on this machine.
 
 Usage: .venv/bin/python benchmarks/lm_tokens_per_s.py [new_tokens] [repeats] [torch_threads]
-Builds the default-size model (ModelSize(), 2048-token BPE vocabulary trained on
+Builds the default-size model (ModelSize(), a BPE vocabulary of at most 2048 tokens trained on
 town descriptions) in a temporary folder, then generates answers to town prompts
 (a character's description and legal actions, chat-formatted): directly at batch
 sizes 1, 8 and 32, and through `sparring serve`'s app on loopback with 8
 concurrent requests. Reports the median of ``repeats`` runs and the ratio to
 batch 1 measured in the same process. ``torch_threads`` defaults to 1: on a
-loaded 2-core machine two torch threads were 10-30x slower than one. The server generates on a
-worker thread, where torch ran several times faster than on the main thread of the same process on that
-loaded machine (OpenMP contention), so the HTTP row is not the direct rows minus overhead. The model is untrained, so answers are
+loaded 2-core machine two torch threads were 5-30x slower than one and erratic from one minute to the next
+(other processes held the cores), so compare rows of one run at 1 thread. The model is untrained, so answers are
 noise; every generated token is counted, early end-of-turn tokens included.
 """
 
@@ -61,7 +60,8 @@ def main() -> None:
     params = sum(p.numel() for p in model.model.parameters())
     convs = [[{"role": "user", "content": p}] for p in prompts]
     prompt_len = np.mean([len(model.prompt_ids(c)) for c in convs])
-    print(f"small model: {params / 1e6:.2f} M parameters, context {model.context}; prompts average "
+    print(f"small model: {params / 1e6:.2f} M parameters, {len(model.tokenizer)} tokens, context {model.context}; "
+          f"prompts average "
           f"{prompt_len:.0f} tokens; {new_tokens} new tokens each; torch threads {torch.get_num_threads()}; "
           f"median of {repeats}")
     model.chat(convs[:2], 4)  # warm-up
