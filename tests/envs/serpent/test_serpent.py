@@ -6,6 +6,7 @@ import sparring
 from sparring.envs.serpent.env import OBS_SIZE, Serpent
 from sparring.envs.serpent.ladder import fights
 from sparring.kit.check import check
+from sparring.record.viewer import check_shapes
 
 
 def test_make_gives_bounded_obs_and_a_mask_per_head():
@@ -43,3 +44,5 @@ def test_slow_paths_show_the_fight():
     assert "prayer points" in words and "Seen so far" in words
     assert Serpent.invariants(env.records[0], env.config) == []
     assert len(Serpent.cell(env.records[0], env.config)) == 4
+    shapes = check_shapes(Serpent.draw(env.records[0], env.config), "serpent", 30)
+    assert [s["label"] for s in shapes if s["type"] == "bar"] == ["boss", "hp", "prayer"]

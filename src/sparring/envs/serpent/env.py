@@ -489,6 +489,7 @@ class Serpent(Env):
 
     render_ansi = staticmethod(render.render_ansi)
     describe = staticmethod(render.describe)
+    draw = staticmethod(render.draw)
     invariants = staticmethod(render.invariants)
 
     @staticmethod

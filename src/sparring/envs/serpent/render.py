@@ -82,6 +82,48 @@ def describe(s, cfg, agent: int = 0) -> str:
             f"Tick {int(s['tick'])} of {cfg.max_ticks}.")
 
 
+FORM_FILL = ("#3cb44b", "#4363d8", "#e6194b")
+
+
+def draw(s, cfg) -> list[dict]:
+    """The fight for the HTML viewer, one world unit per tile, the platform at (1, 1): water, tiles, pillars,
+    clouds, the smash zone, adds, the player, the boss (coloured by form) and hp bars."""
+    shapes = [{"type": "rect", "x": 0, "y": 0, "w": GRID + 2, "h": GRID + 2, "fill": "#10324a"}]
+    for r in range(GRID):
+        for c in range(GRID):
+            shapes.append({"type": "rect", "x": c + 1, "y": r + 1, "w": 1, "h": 1, "stroke": "#444",
+                           "fill": "#222" if BLOCKED[r, c] else "#8a7f6a"})
+    for k in range(CLOUD_SLOTS):
+        if s["cloud_t"][k] > 0:
+            shapes.append({"type": "rect", "x": int(s["cloud_c"][k]) + 1.1, "y": int(s["cloud_r"][k]) + 1.1,
+                           "w": 0.8, "h": 0.8, "fill": "#7fbf3f"})
+    if s["stare"] > 0:
+        for dr, dc in ((0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)):
+            r, c = int(s["stare_r"]) + dr, int(s["stare_c"]) + dc
+            if 0 <= r < GRID and 0 <= c < GRID:
+                shapes.append({"type": "rect", "x": c + 1, "y": r + 1, "w": 1, "h": 1, "stroke": "#e6194b",
+                               "width": 0.12})
+    for k in range(ADD_SLOTS):
+        if s["add_hp"][k] > 0:
+            shapes.append({"type": "circle", "x": int(s["add_c"][k]) + 1.5, "y": int(s["add_r"][k]) + 1.5,
+                           "r": 0.25, "fill": "#f58231"})
+    shapes.append({"type": "circle", "x": int(s["col"]) + 1.5, "y": int(s["row"]) + 1.5, "r": 0.4,
+                   "fill": "#f0f0f0"})
+    if s["surfaced"]:
+        pos = int(s["pos"])
+        x, y = int(BOSS_COL[pos]) + 1.5, int(BOSS_ROW[pos]) + 1.5
+        shapes.append({"type": "circle", "x": x, "y": y, "r": 0.6, "fill": FORM_FILL[int(s["form"])]})
+        shapes.append({"type": "text", "x": x - 0.25, "y": y + 0.25, "text": FORM_LETTERS[int(s["form"])],
+                       "size": 0.7, "fill": "#fff"})
+    shapes.append({"type": "bar", "x": 0, "y": GRID + 2.3, "w": GRID + 2, "h": 0.5, "value": int(s["boss_hp"]),
+                   "max": cfg.boss_hp, "label": "boss", "fill": "#e6194b"})
+    shapes.append({"type": "bar", "x": 0, "y": GRID + 3.0, "w": GRID + 2, "h": 0.5, "value": int(s["hp"]),
+                   "max": MAX_HP, "label": "hp", "fill": "#3cb44b"})
+    shapes.append({"type": "bar", "x": 0, "y": GRID + 3.7, "w": GRID + 2, "h": 0.5, "value": int(s["pp"]),
+                   "max": PRAY_MAX, "label": "prayer", "fill": "#4363d8"})
+    return shapes
+
+
 def invariants(s, cfg) -> list[str]:
     """Values inside their ranges; the player on a walkable tile; form and position only while up."""
     bad = []
