@@ -51,7 +51,8 @@ def test_scripted_brain_plays_the_env_script_for_any_rows():
 
 def test_checkpoint_brain_keeps_one_memory_per_row(lstm_checkpoint):
     env = sparring.make("squared", num_envs=4, seed=2, size=5)
-    whole, split = CheckpointBrain(env, lstm_checkpoint, greedy=True), CheckpointBrain(env, lstm_checkpoint, greedy=True)
+    whole = CheckpointBrain(env, lstm_checkpoint, greedy=True)
+    split = CheckpointBrain(env, lstm_checkpoint, greedy=True)
     start, net = env.snapshot(), whole.net
     memory = net.initial_state(4)
     for _ in range(6):  # acting on rows in two halves gives what acting on all rows at once gives

@@ -73,6 +73,7 @@ def test_malformed_requests_get_4xx_with_a_message(server):
     assert "not valid JSON" in _error(_post(server, content=b'{"model": "tiny", "messages": [', headers={
         **AUTH, "Content-Type": "application/json"}), 400)
     assert "must be a JSON object" in _error(_post(server, [1, 2]), 400)
+    assert "nests JSON too deeply" in _error(_post(server, content=b"[" * 4000), 400)
     assert "messages: Field required" in _error(_post(server, {"model": "tiny"}), 400)
     assert "messages: List should have at least 1 item" in _error(_post(server, {"model": "tiny", "messages": []}), 400)
     assert "messages.0.role" in _error(_post(server, {"model": "tiny", "messages": [{"role": "robot",

@@ -9,7 +9,8 @@ from sparring.lm import LocalLMBrain, Observations
 
 def _batch(texts, actions=4):
     n = len(texts)
-    return Observations(np.arange(n), list(texts), np.zeros((n, 2), np.float32), np.ones((n, actions), bool), (actions,))
+    mask = np.ones((n, actions), bool)
+    return Observations(np.arange(n), list(texts), np.zeros((n, 2), np.float32), mask, (actions,))
 
 
 def test_local_brain_answers_in_batches_and_counts(tiny_model):

@@ -156,6 +156,8 @@ def _parse(body: bytes) -> ChatRequest:
         data = json.loads(body)
     except ValueError as exc:
         raise ApiError(400, f"request body is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise ApiError(400, "request body nests JSON too deeply") from None
     if not isinstance(data, dict):
         raise ApiError(400, f"request body must be a JSON object, got {type(data).__name__}")
     try:
