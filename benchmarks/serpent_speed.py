@@ -56,9 +56,9 @@ def main() -> None:
         print(f"{name:8} {statistics.median(wall[name]) / 1e6:6.2f} M agent-steps/s wall, "
               f"{statistics.median(cpu[name]) / 1e6:6.2f} M per CPU second")
     ratio = statistics.median(cpu["serpent"]) / statistics.median(cpu["squared"])
-    best = max(statistics.median(wall["serpent"]), statistics.median(cpu["serpent"]))
-    print(f"ratio serpent/squared (CPU time) {ratio:.3f}; target >= 1 M agent-steps/s: "
-          f"{'met' if statistics.median(wall['serpent']) >= 1e6 else 'met in CPU time only' if best >= 1e6 else 'NOT met'}")
+    wall_rate, cpu_rate = statistics.median(wall["serpent"]), statistics.median(cpu["serpent"])
+    verdict = "met" if wall_rate >= 1e6 else "met in CPU time only" if cpu_rate >= 1e6 else "NOT met"
+    print(f"ratio serpent/squared (CPU time) {ratio:.3f}; target >= 1 M agent-steps/s: {verdict}")
 
 
 if __name__ == "__main__":

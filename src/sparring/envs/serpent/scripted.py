@@ -17,7 +17,7 @@ prays against the last phase's form for the surfacing tick.
 import numpy as np
 
 from sparring.envs.serpent.rules import (
-    ANTIVENOM, ATTACK, ATTACK_ADD, ATTACK_BOSS, DC, DR, EAT, GEAR, GRID, HEADS, MAGIC_FORM, MOVE,
+    ANTIVENOM, ATTACK, ATTACK_ADD, ATTACK_BOSS, DC, DR, EAT, GEAR, GRID, HEADS, KEEP, MAGIC_FORM, MOVE,
     PHASES, PRAY_OFF, PRAYER, PRAYER_DOSE, PROTECT_MAGIC, PROTECT_RANGED, RANGE, RANGED_FORM, ROT_FORM, ROT_POS,
     ROTATIONS, SUPPLY, WEAKNESS, boss_distance, cloud_at, in_smash, legal, shadowed, walkable,
 )
@@ -115,7 +115,7 @@ def play(s, knows, act):
         elif form == RANGED_FORM and (pos < 0 or not shadowed(pos, s.row, s.col)):
             prayer = PROTECT_RANGED
     if prayer == PRAY_OFF and s.prayer == 0:
-        prayer = 0
+        prayer = KEEP
     act[PRAYER] = prayer
     if form >= 0:
         act[GEAR] = WEAKNESS[form] + 1
