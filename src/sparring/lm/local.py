@@ -72,10 +72,19 @@ class LocalModel:
     def generate(self, prompts: list[list[int]], max_new_tokens: int, temperature: float = 0.0, top_p: float = 1.0,
                  seed: int | None = None, stop: list[str] | None = None) -> list[Completion]:
         """Continue each prompt (token ids) by at most ``max_new_tokens`` tokens, stopping at end of turn."""
+        return self.generate_each(prompts, [max_new_tokens] * len(prompts), [stop or []] * len(prompts),
+                                  temperature, top_p, seed)
+
+    def generate_each(self, prompts: list[list[int]], limits: list[int], stops: list[list[str]],
+                      temperature: float = 0.0, top_p: float = 1.0, seed: int | None = None) -> list[Completion]:
+        """Like :meth:`generate`, in one batch, with each prompt's own token limit and stop sequences."""
         torch, tok = self._torch, self.tokenizer
-        longest = max(len(p) for p in prompts)
-        if longest + max_new_tokens > self.context:
-            raise ValueError(f"prompt of {longest} tokens + {max_new_tokens} new tokens exceeds the model's context "
+        if not len(prompts) == len(limits) == len(stops) or min(limits) < 1:
+            raise ValueError(f"need one limit >= 1 and one stop list per prompt; got {len(prompts)} prompts, "
+                             f"limits {limits}, {len(stops)} stop lists")
+        longest, most = max(len(p) for p in prompts), max(limits)
+        if longest + most > self.context:
+            raise ValueError(f"prompt of {longest} tokens + {most} new tokens exceeds the model's context "
                              f"of {self.context} tokens")
         batch = tok.pad({"input_ids": prompts}, return_tensors="pt")
         sampling = {"do_sample": True, "temperature": float(temperature), "top_p": float(top_p)} \
@@ -83,10 +92,11 @@ class LocalModel:
         with self._lock, torch.inference_mode():
             if seed is not None:
                 torch.manual_seed(int(seed))
-            out = self.model.generate(**batch, max_new_tokens=int(max_new_tokens), pad_token_id=tok.pad_token_id,
+            out = self.model.generate(**batch, max_new_tokens=int(most), pad_token_id=tok.pad_token_id,
                                       eos_token_id=tok.eos_token_id, **sampling)
-        return [self._completion(row[batch["input_ids"].shape[1]:].tolist(), len(p), stop)
-                for row, p in zip(out, prompts)]
+        start = batch["input_ids"].shape[1]
+        return [self._completion(row[start:start + limit].tolist(), len(p), stop)
+                for row, p, limit, stop in zip(out, prompts, limits, stops)]
 
     def _completion(self, new: list[int], prompt_tokens: int, stop: list[str] | None) -> Completion:
         eos = self.tokenizer.eos_token_id

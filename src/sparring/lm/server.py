@@ -24,6 +24,7 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException
 
+from sparring.lm.batcher import Batcher, Job
 from sparring.lm.local import LocalModel
 from sparring.lm.protocol import ChatRequest
 
@@ -42,9 +43,12 @@ class ServeLimits:
     """Answer length when the request gives none."""
     max_prompt_tokens: int | None = None
     """Longest prompt in tokens (400 beyond); None: the model's context minus one answer token."""
+    max_batch: int = 16
+    """Most requests answered together in one batch (requests that arrive while the model is busy wait and
+    are batched; seeded requests run alone)."""
 
     def __post_init__(self):
-        for name in ("max_request_bytes", "max_tokens", "default_max_tokens"):
+        for name in ("max_request_bytes", "max_tokens", "default_max_tokens", "max_batch"):
             if getattr(self, name) < 1:
                 raise ValueError(f"serve limits: {name} must be >= 1, got {getattr(self, name)}")
         if self.max_prompt_tokens is not None and self.max_prompt_tokens < 1:
@@ -65,11 +69,15 @@ def _error(status: int, message: str, kind: str = "invalid_request_error") -> JS
 
 def make_app(model: LocalModel, name: str | None = None, api_key: str | None = None,
              limits: ServeLimits = ServeLimits()) -> FastAPI:
-    """The FastAPI app serving ``model`` under the id ``name`` (default: the folder's name)."""
+    """The FastAPI app serving ``model`` under the id ``name`` (default: the folder's name).
+
+    ``app.state.batcher`` is the :class:`~sparring.lm.batcher.Batcher` answering its requests.
+    """
     name = name or os.path.basename(model.folder.rstrip(os.sep))
     prompt_cap = min(limits.max_prompt_tokens or model.context - 1, model.context - 1)
     created = int(time.time())
     app = FastAPI(title="sparring serve", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.batcher = batcher = Batcher(model, limits.max_batch)
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError):
@@ -122,8 +130,8 @@ def make_app(model: LocalModel, name: str | None = None, api_key: str | None = N
             raise ApiError(400, f"prompt is {len(prompt)} tokens; this server takes at most {prompt_cap}")
         wanted = req.max_completion_tokens or req.max_tokens or limits.default_max_tokens
         new_tokens = min(wanted, limits.max_tokens, model.context - len(prompt))
-        done = (await run_in_threadpool(model.generate, [prompt], new_tokens, req.temperature, req.top_p, req.seed,
-                                        req.stop_list()))[0]
+        done = await run_in_threadpool(batcher.run, Job(prompt, new_tokens, req.temperature, req.top_p, req.seed,
+                                                        req.stop_list()))
         return {
             "id": f"chatcmpl-{uuid.uuid4().hex}", "object": "chat.completion", "created": int(time.time()),
             "model": name,
