@@ -8,6 +8,8 @@ def test_serve_command_refuses_a_missing_folder_and_bad_port(tmp_path, capsys):
     assert "not a model folder" in capsys.readouterr().err
     assert main(["serve", "--model", str(tmp_path), "--port", "70000"]) == 2
     assert "--port must be in [0, 65535]" in capsys.readouterr().err
+    assert main(["serve", "--model", str(tmp_path), "--max-batch", "0"]) == 2
+    assert "max_batch must be >= 1" in capsys.readouterr().err
 
 
 def test_build_lm_command(tmp_path, capsys):

@@ -18,7 +18,7 @@ def cmd_serve(args, extra) -> int:
         print(f"sparring serve: warning: listening on {args.host} without --api-key; anyone who can reach this "
               "address can use the model", file=sys.stderr)
     limits = ServeLimits(max_request_bytes=args.max_request_bytes, max_tokens=args.max_tokens,
-                         max_prompt_tokens=args.max_prompt_tokens)
+                         max_prompt_tokens=args.max_prompt_tokens, max_batch=args.max_batch)
     if args.threads is not None and args.threads < 1:
         raise ValueError(f"--threads must be >= 1, got {args.threads}")
     serve(args.model, args.host, args.port, args.api_key, args.name, limits, args.threads)
@@ -57,6 +57,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-tokens", type=int, default=256, help="cap on tokens per answer")
     p.add_argument("--max-prompt-tokens", type=int, help="longest prompt accepted (default: the model's context)")
     p.add_argument("--max-request-bytes", type=int, default=1 << 20, help="largest request body")
+    p.add_argument("--max-batch", type=int, default=16, help="most waiting requests answered in one batch")
     p.add_argument("--threads", type=int, help="torch CPU threads (default: torch's; 1 is fastest on a busy machine)")
     p.set_defaults(fn=cmd_serve)
     p = sub.add_parser("build-lm", help="train a BPE tokenizer on text lines and save a small untrained Llama model")
