@@ -13,6 +13,8 @@ from typing import Any, Callable, ClassVar
 import numpy as np
 from numba import njit
 
+from sparring.kit.cache import mark
+
 KIT_FIELDS = ("rng", "tick", "phase")
 
 
@@ -23,7 +25,7 @@ def kernel(fn: Callable) -> Any:
     loops at Numba's IR level, which is fastest for small code. Larger rule
     code belongs in :func:`helper` functions, which compile once each.
     """
-    return njit(cache=True, inline="always", error_model="numpy")(fn)
+    return njit(cache=True, inline="always", error_model="numpy")(mark(fn))
 
 
 def helper(fn: Callable) -> Any:
@@ -35,7 +37,7 @@ def helper(fn: Callable) -> Any:
     types, and a literal constant argument counts as its own type: pass
     variables, not literals, to keep that to one.
     """
-    return njit(cache=True, error_model="numpy")(fn)
+    return njit(cache=True, error_model="numpy")(mark(fn))
 
 
 @dataclasses.dataclass(frozen=True)
