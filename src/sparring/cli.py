@@ -202,6 +202,7 @@ def cmd_play(args, extra) -> int:
     module.play(sys.stdin, sys.stdout, seed=args.seed, **_env_overrides(extra))
     return 0
 
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog="sparring", description="Fast, honest game environments and agents.")
