@@ -23,7 +23,7 @@ def local_ray():
 def test_matches_inprocess_step_for_step_and_stops_its_actors():
     cls = registry.get("squared")
     ref = BatchedEnv(cls, 10, seed=7, size=5)
-    with RayEnv(cls, 10, seed=7, workers=2, size=5) as env:  
+    with RayEnv(cls, 10, seed=7, workers=2, size=5) as env:
         assert (env.learner_rows == ref.learner_rows).all() and env.config == ref.config
         assert (env.obs == ref.obs).all() and (env.mask == ref.mask).all()
         episodes = 0

@@ -127,17 +127,13 @@ class _Block(shared_memory.SharedMemory):
         pass
 
 
-class MultiprocessEnv:
-    """``num_envs`` instances of ``env_cls`` in ``workers`` slices (one here, the rest in child processes).
+class SlicedEnv:
+    """What the multi-process and Ray backends share: the config, the learner rows and the env slices.
 
-    Supports ``step``, ``reset``, ``scripted_actions``, ``snapshot`` and ``restore`` and the
-    attributes ``obs``, ``mask``, ``rewards``, ``terminals``, ``truncations``, ``done``,
-    ``ended_return``, ``learner_rows``, ``rows``, ``num_envs``, ``num_agents``, ``heads``,
-    ``obs_spec``, ``env_cls``, ``config``. Buffers are shared views, overwritten by each step.
-    Use as a context manager or call :meth:`close`; workers also exit when the parent dies.
+    ``bounds[k]:bounds[k + 1]`` are the envs of slice ``k`` (``workers`` slices, near-equal sizes).
     """
 
-    def __init__(self, env_cls: type, num_envs: int = 1, seed: int = 0, workers: int = 2, **config):
+    def __init__(self, env_cls: type, num_envs: int, seed: int, workers: int, config: dict):
         if not isinstance(workers, (int, np.integer)) or not 1 <= workers <= num_envs:
             raise ValueError(f"workers must be an int in [1, num_envs={num_envs}], got {workers!r}")
         self.env_cls, self.config = env_cls, make_config(env_cls, config)
@@ -148,6 +144,20 @@ class MultiprocessEnv:
         for seat in env_cls.learner_seats(self.config):
             self.learner_rows[seat::self.num_agents] = True
         self.bounds = np.linspace(0, self.num_envs, self.workers + 1).astype(np.int64)
+
+
+class MultiprocessEnv(SlicedEnv):
+    """``num_envs`` instances of ``env_cls`` in ``workers`` slices (one here, the rest in child processes).
+
+    Supports ``step``, ``reset``, ``scripted_actions``, ``snapshot`` and ``restore`` and the
+    attributes ``obs``, ``mask``, ``rewards``, ``terminals``, ``truncations``, ``done``,
+    ``ended_return``, ``learner_rows``, ``rows``, ``num_envs``, ``num_agents``, ``heads``,
+    ``obs_spec``, ``env_cls``, ``config``. Buffers are shared views, overwritten by each step.
+    Use as a context manager or call :meth:`close`; workers also exit when the parent dies.
+    """
+
+    def __init__(self, env_cls: type, num_envs: int = 1, seed: int = 0, workers: int = 2, **config):
+        super().__init__(env_cls, num_envs, seed, workers, config)
         layout = _layout(self.rows, self.num_envs, self.obs_spec, self.heads)
         size = max(off + int(np.prod(shape)) * dt.itemsize for shape, dt, off in layout.values())
         self._shm = _Block(create=True, size=size)

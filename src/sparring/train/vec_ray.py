@@ -18,11 +18,7 @@ import os
 import numpy as np
 
 from sparring.kit.batch import BatchedEnv
-from sparring.kit.config import make_config
-from sparring.train.vec import _merge_infos, _seed
-
-_ROW_BUFFERS = ("obs", "mask", "rewards", "terminals", "truncations")
-_ENV_BUFFERS = ("done", "ended_return")
+from sparring.train.vec import _ENV_BUFFERS, _ROW_BUFFERS, SlicedEnv, _merge_infos, _seed
 START_TIMEOUT_S = 120.0  # actors that cannot be placed (too few CPUs) would otherwise wait forever
 
 
@@ -69,23 +65,14 @@ def init_ray(address: str = "", min_cpus: int = 1) -> None:
         ray.init(num_cpus=max(min_cpus, os.cpu_count() or 1), include_dashboard=False, log_to_driver=False)
 
 
-class RayEnv:
+class RayEnv(SlicedEnv):
     """``num_envs`` instances of ``env_cls`` in ``workers`` Ray actors; same interface as ``MultiprocessEnv``."""
 
     def __init__(self, env_cls: type, num_envs: int = 1, seed: int = 0, workers: int = 2, address: str = "",
                  **config):
-        if not isinstance(workers, (int, np.integer)) or not 1 <= workers <= num_envs:
-            raise ValueError(f"workers must be an int in [1, num_envs={num_envs}], got {workers!r}")
+        super().__init__(env_cls, num_envs, seed, workers, config)
         import ray
 
-        self.env_cls, self.config = env_cls, make_config(env_cls, config)
-        self.num_envs, self.num_agents = int(num_envs), int(env_cls.num_agents)
-        self.rows, self.seed, self.workers = self.num_envs * self.num_agents, int(seed), int(workers)
-        self.obs_spec, self.heads = env_cls.obs_spec(self.config), env_cls.actions
-        self.learner_rows = np.zeros(self.rows, np.bool_)
-        for seat in env_cls.learner_seats(self.config):
-            self.learner_rows[seat::self.num_agents] = True
-        self.bounds = np.linspace(0, self.num_envs, self.workers + 1).astype(np.int64)
         self._row_slices = [slice(lo * self.num_agents, hi * self.num_agents)
                             for lo, hi in zip(self.bounds[:-1], self.bounds[1:])]
         self._env_slices = [slice(lo, hi) for lo, hi in zip(self.bounds[:-1], self.bounds[1:])]
