@@ -16,6 +16,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from sparring.kit.batch import BatchedEnv
+from sparring.record.policy import ScriptedPolicy
 
 TextFn = Callable[[BatchedEnv, int, int], str]
 
@@ -81,15 +82,14 @@ class ScriptedBrain:
     """The env's scripted policy ``script`` (see ``Env.scripted``), for whichever rows are asked."""
 
     def __init__(self, env: BatchedEnv, script: str):
-        self.name = f"scripted:{script}"
-        self._script = script
-        self._out = env.scripted_actions(script)  # fails here, naming the known policies, for an unknown name
+        self._policy = ScriptedPolicy(env, script)  # fails here, naming the known policies, for an unknown name
+        self.name = self._policy.name
 
     def act(self, batch: Observations) -> np.ndarray:
         """The scripted actions of ``batch``'s rows in its env's current states."""
         if batch.env is None:
             raise ValueError("ScriptedBrain needs Observations with their env (Observations.from_env)")
-        return batch.env.scripted_actions(self._script, out=self._out)[batch.rows].copy()
+        return self._policy(batch.env)[batch.rows]
 
 
 class CheckpointBrain:
