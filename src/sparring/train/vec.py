@@ -145,6 +145,23 @@ class SlicedEnv:
             self.learner_rows[seat::self.num_agents] = True
         self.bounds = np.linspace(0, self.num_envs, self.workers + 1).astype(np.int64)
 
+    def _indices(self, indices) -> np.ndarray:
+        if indices is None:
+            return np.arange(self.num_envs, dtype=np.int64)
+        idx = np.atleast_1d(np.asarray(indices))
+        if not np.issubdtype(idx.dtype, np.integer) or (idx.size and (idx.min() < 0 or idx.max() >= self.num_envs)):
+            raise IndexError(f"env indices must be integers in [0, {self.num_envs}), got {idx.tolist()[:8]}")
+        return idx.astype(np.int64)
+
+    def _per_slice(self, indices, records) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(slice-local indices, records) per slice for a ``restore`` of ``records`` into env ``indices``."""
+        idx = self._indices(indices)
+        recs = np.atleast_1d(np.asarray(records))
+        if len(recs) != len(idx):
+            raise ValueError(f"restore got {len(recs)} records for {len(idx)} indices")
+        owner = np.searchsorted(self.bounds, idx, side="right") - 1
+        return [(idx[owner == w] - self.bounds[w], recs[owner == w]) for w in range(self.workers)]
+
 
 class MultiprocessEnv(SlicedEnv):
     """``num_envs`` instances of ``env_cls`` in ``workers`` slices (one here, the rest in child processes).
@@ -253,20 +270,7 @@ class MultiprocessEnv(SlicedEnv):
 
     def restore(self, indices, records: np.ndarray) -> None:
         """Assign ``records`` to env ``indices`` (all when None) and refresh their observations."""
-        idx = self._indices(indices)
-        recs = np.atleast_1d(np.asarray(records))
-        if len(recs) != len(idx):
-            raise ValueError(f"restore got {len(recs)} records for {len(idx)} indices")
-        owner = np.searchsorted(self.bounds, idx, side="right") - 1
-        self._call("restore", [(idx[owner == w] - self.bounds[w], recs[owner == w]) for w in range(self.workers)])
-
-    def _indices(self, indices) -> np.ndarray:
-        if indices is None:
-            return np.arange(self.num_envs, dtype=np.int64)
-        idx = np.atleast_1d(np.asarray(indices))
-        if not np.issubdtype(idx.dtype, np.integer) or (idx.size and (idx.min() < 0 or idx.max() >= self.num_envs)):
-            raise IndexError(f"env indices must be integers in [0, {self.num_envs}), got {idx.tolist()[:8]}")
-        return idx.astype(np.int64)
+        self._call("restore", self._per_slice(indices, records))
 
     def close(self) -> None:
         """Stop the workers and free the shared memory (idempotent)."""

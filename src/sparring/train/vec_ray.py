@@ -155,22 +155,8 @@ class RayEnv(SlicedEnv):
 
     def restore(self, indices, records: np.ndarray) -> None:
         """Assign ``records`` to env ``indices`` (all when None) and refresh their observations."""
-        idx = self._indices(indices)
-        recs = np.atleast_1d(np.asarray(records))
-        if len(recs) != len(idx):
-            raise ValueError(f"restore got {len(recs)} records for {len(idx)} indices")
-        owner = np.searchsorted(self.bounds, idx, side="right") - 1
-        refs = [a.restore.remote(idx[owner == w] - self.bounds[w], recs[owner == w])
-                for w, a in enumerate(self._actors)]
+        refs = [a.restore.remote(*part) for a, part in zip(self._actors, self._per_slice(indices, records))]
         self._store(self._get(refs))
-
-    def _indices(self, indices) -> np.ndarray:
-        if indices is None:
-            return np.arange(self.num_envs, dtype=np.int64)
-        idx = np.atleast_1d(np.asarray(indices))
-        if not np.issubdtype(idx.dtype, np.integer) or (idx.size and (idx.min() < 0 or idx.max() >= self.num_envs)):
-            raise IndexError(f"env indices must be integers in [0, {self.num_envs}), got {idx.tolist()[:8]}")
-        return idx.astype(np.int64)
 
     def close(self) -> None:
         """Stop the actors (idempotent); the Ray instance itself stays up for whoever else uses it."""
