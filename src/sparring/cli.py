@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from sparring.explore.cli import add_commands as explore_commands
 from sparring.kit import registry
 from sparring.lm.cli import add_commands as lm_commands
 from sparring.scaffold.cli import add_commands as scaffold_commands
@@ -84,6 +85,8 @@ def cmd_train(args, extra) -> int:
         budget["steps"] = args.steps
     if args.ray_address is not None:
         budget.update(vec="ray", ray_address=args.ray_address)
+    if args.archive is not None:
+        budget["archive_fraction"] = args.archive
     if args.env is None and args.resume is None:
         raise SystemExit("sparring train: give an env name, or --resume RUN")
     train(args.env, budget, groups.get("env", {}), args.opponent, resume=args.resume, runs_dir=args.runs)
@@ -236,8 +239,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--runs", default="runs", help="folder for new run folders")
     p.add_argument("--ray-address", help="step the envs on this Ray cluster (same as --train.vec ray "
                                          "--train.ray_address ADDR)")
+    p.add_argument("--archive", type=float, nargs="?", const=0.25, metavar="F",
+                   help="Go-Explore: restart a fraction F (default 0.25) of ended episodes from archive cells "
+                        "(same as --train.archive_fraction F)")
     p.set_defaults(fn=cmd_train)
     sweep_commands(sub, _groups)  # sweep, ablate
+    explore_commands(sub, _groups)  # explore
     for name, fn, text in (("eval", cmd_eval, "win/loss/draw of a checkpoint with 95%% Wilson intervals"),
                            ("watch", cmd_watch, "play a checkpoint live in the terminal")):
         p = sub.add_parser(name, help=text)

@@ -59,6 +59,8 @@ def save_checkpoint(run_dir: str, trainer, keep: int = 3) -> str:
             "elapsed": trainer.elapsed, "recurrent_count": len(state["recurrent_state"]),
             "opponent_state": opponent["json"]}
     _atomic_text(os.path.join(tmp, "meta.json"), json.dumps(meta, indent=1))
+    if getattr(trainer, "restarts", None) is not None:
+        trainer.restarts.save(tmp)  # the Go-Explore archive
     if os.path.exists(final):
         shutil.rmtree(final)
     os.replace(tmp, final)
@@ -142,4 +144,6 @@ def restore_trainer(trainer, path: str) -> dict:
             "json": meta["opponent_state"],
             "tensors": {k[len("opponent."):]: v for k, v in extra.items() if k.startswith("opponent.")}},
     })
+    if getattr(trainer, "restarts", None) is not None and os.path.exists(os.path.join(folder, "archive.json")):
+        trainer.restarts.load(folder)
     return meta

@@ -49,6 +49,9 @@ class TrainConfig:
     keep_checkpoints: int = knob(3, "Newest checkpoints to keep in the run folder.")
     pool_size: int = knob(8, "Self-play: past policies kept in the opponent pool.")
     pool_every: int = knob(20, "Self-play: updates between snapshots of the learner into the pool.")
+    archive_fraction: float = knob(0.0, "Go-Explore: probability that an env whose episode ended restarts from a "
+                                        "cell of the archive (0: no archive; see sparring.explore.restarts).")
+    archive_every: int = knob(8, "Go-Explore: env steps between snapshots of the batch into the archive.")
     eval_episodes: int = knob(200, "Episodes of the final evaluation (0: skip it).")
     tensorboard: bool = knob(True, "Write TensorBoard events when the tensorboard package is installed.")
     wandb: bool = knob(False, "Log to Weights & Biases in offline mode (needs the [wandb] extra).")

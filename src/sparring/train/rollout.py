@@ -73,6 +73,7 @@ class Rollout:
         self.just_done = torch.zeros(n, dtype=torch.bool, device=dev)
         self.stats = EpisodeStats()
         self.steps = 0
+        self.on_step = None  # called as on_step(self) after every env step (the Go-Explore archive uses it)
         self._obs_np, self._mask_np = env.obs, env.mask
 
     def _take(self, array: np.ndarray) -> torch.Tensor:
@@ -108,6 +109,8 @@ class Rollout:
                     done |= np.repeat(env.done, env.num_agents)
                 if info:
                     self.stats.add(info)
+                if self.on_step is not None:
+                    self.on_step(self)
                 if self.opponent is not None:
                     self.opponent.after_step(rew, env.done)
                 self.rewards[t] = self._take(rew)

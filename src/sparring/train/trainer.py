@@ -58,6 +58,11 @@ class Trainer:
         self.optimizer = make_optimizer(self.policy, cfg.optimizer, cfg.lr)
         self.opponent, train_rows = self.opponent_factory(self.env, self.policy, self.device)
         self.rollout = Rollout(self.env, self.policy, cfg.horizon, train_rows, self.opponent, self.device)
+        self.restarts = None  # Go-Explore restarts from an archive (train.archive_fraction > 0)
+        if cfg.archive_fraction > 0:
+            from sparring.explore.restarts import ArchiveRestarts
+
+            self.restarts = ArchiveRestarts(self.env, self.rollout, cfg.archive_fraction, cfg.archive_every, cfg.seed)
         self.global_step = 0
         self.iteration = 0
         self.elapsed = 0.0  # seconds spent training, carried across resumes
@@ -94,6 +99,8 @@ class Trainer:
         perf = self.rollout.collect()
         collected = time.perf_counter()
         losses = ppo_update(self.policy, self.optimizer, self.rollout, self.cfg)
+        if self.restarts is not None:
+            losses.update(self.restarts.after_update())
         end = time.perf_counter()
         self.elapsed += end - start
         self.global_step += self.batch_size

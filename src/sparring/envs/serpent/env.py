@@ -498,3 +498,17 @@ class Serpent(Env):
         """Go-Explore cell: phase, boss hp in tenths, player hp in quarters, supplies left."""
         return (int(s["phase"]), int(s["boss_hp"]) * 10 // cfg.boss_hp, int(s["hp"]) // 25,
                 int(s["food"] + s["doses"] + s["antivenom"]))
+
+    cell_fields = ("dealt", "phase", "hp", "supplies")
+
+    @staticmethod
+    def cell_keys(records: np.ndarray) -> np.ndarray:
+        """Go-Explore cell key per record, one byte per field of ``cell_fields`` (first most significant).
+
+        dealt: boss damage dealt in 36s (tenths of the default boss), the fight's progress; phase: the
+        phase index; hp: the player's hp in quarters; supplies: food, prayer and antivenom doses left, in pairs.
+        """
+        dealt = np.minimum(records["metrics"][:, DEALT] // 36, 255).astype(np.int64)
+        hp = records["hp"].astype(np.int64) * 4 // (MAX_HP + 1)
+        supplies = (records["food"] + records["doses"] + records["antivenom"]).astype(np.int64) // 2
+        return (dealt << 24) | (records["phase"].astype(np.int64) << 16) | (hp << 8) | np.minimum(supplies, 255)

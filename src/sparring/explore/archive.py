@@ -1,0 +1,182 @@
+"""The Go-Explore archive: the best state seen per cell, and how thin the policy is there.
+
+Per cell: the best record (higher score, ties to the shorter trajectory), its score and
+trajectory length (the record's tick), visits, times chosen, the policy's recurrent state
+when that record was seen (zeros for a feed-forward policy: an empty state), and the
+outcomes of episodes restarted from it (restarts that ended, successes among them).
+
+Selection favours cells where the policy is thin. A cell's weight is
+
+    w = 1 / sqrt(1 + chosen) + 1 / sqrt(1 + visits) + (1 - successes / restarts)
+
+(the last term is 1 while no restart from the cell has ended): rarely chosen, rarely
+visited, or rarely won from. Cells are drawn with probability w / sum(w).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+from sparring.explore.cells import cell_fields, decode, keys_of
+
+FORMAT = 1
+_COUNTS = ("visits", "chosen", "restarts", "successes")
+
+
+class Archive:
+    """Cells of one env, each with its best record and statistics.
+
+    Args:
+      env_cls: the env class (implements the cell contract of :mod:`sparring.explore.cells`).
+      state_shape: shape of the recurrent state stored per cell (``()``: none).
+    """
+
+    def __init__(self, env_cls: type, state_shape: tuple = ()):
+        self.env_cls = env_cls
+        self.fields = cell_fields(env_cls)
+        self.state_shape = tuple(int(d) for d in state_shape)
+        self.index: dict[int, int] = {}
+        self.keys = np.zeros(0, np.int64)
+        self.records = np.zeros(0, env_cls.record_dtype)
+        self.score = np.zeros(0, np.float64)
+        self.length = np.zeros(0, np.int64)
+        self.states = np.zeros((0, *self.state_shape), np.float32)
+        for name in _COUNTS:
+            setattr(self, name, np.zeros(0, np.int64))
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    # -- growing ----------------------------------------------------------------------
+    def insert(self, records: np.ndarray, scores, states: np.ndarray | None = None) -> int:
+        """Count a visit of each record's cell, keep it where it beats the cell's best; returns new cells."""
+        records = np.asarray(records)
+        if records.dtype != self.env_cls.record_dtype:
+            raise TypeError(f"archive of env {self.env_cls.name!r} got records of dtype {records.dtype}")
+        if not len(records):
+            return 0
+        scores = np.broadcast_to(np.asarray(scores, np.float64), (len(records),))
+        lengths = records["tick"].astype(np.int64)
+        keys = keys_of(self.env_cls, records)
+        order = np.lexsort((lengths, -scores, keys))  # per key: best score first, then shortest
+        first = np.flatnonzero(np.r_[True, keys[order][1:] != keys[order][:-1]])
+        best = order[first]
+        counts = np.diff(np.r_[first, len(order)])
+        cells = self._cells_for(keys[best])
+        is_new = self.visits[cells] == 0
+        better = is_new | (scores[best] > self.score[cells]) | \
+            ((scores[best] == self.score[cells]) & (lengths[best] < self.length[cells]))
+        self.visits[cells] += counts
+        cells, best = cells[better], best[better]
+        self.records[cells] = records[best]
+        self.score[cells], self.length[cells] = scores[best], lengths[best]
+        if self.state_shape:
+            if states is None:
+                raise ValueError(f"this archive stores recurrent states of shape {self.state_shape}; pass `states`")
+            self.states[cells] = np.asarray(states, np.float32)[best]
+        return int(is_new.sum())
+
+    def _cells_for(self, keys: np.ndarray) -> np.ndarray:
+        fresh = [int(k) for k in keys if int(k) not in self.index]
+        if fresh:
+            start = len(self.index)
+            self.index.update((k, start + i) for i, k in enumerate(fresh))
+            self._grow(len(fresh))
+            self.keys[start:] = fresh
+        return np.fromiter((self.index[int(k)] for k in keys), np.int64, len(keys))
+
+    def _grow(self, n: int) -> None:
+        for name in ("keys", "records", "score", "length", "states", *_COUNTS):
+            old = getattr(self, name)
+            setattr(self, name, np.concatenate([old, np.zeros((n, *old.shape[1:]), old.dtype)]))
+
+    # -- choosing -------------------------------------------------------------------------
+    def success_rate(self) -> np.ndarray:
+        """Successes / restarts per cell (0 where no restart has ended)."""
+        return self.successes / np.maximum(self.restarts, 1)
+
+    def weights(self) -> np.ndarray:
+        """Selection weight per cell (see the module docstring)."""
+        return 1.0 / np.sqrt(1.0 + self.chosen) + 1.0 / np.sqrt(1.0 + self.visits) + (1.0 - self.success_rate())
+
+    def select(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """Draw ``n`` cells (indices) by weight, and count them as chosen."""
+        if not len(self):
+            raise ValueError("the archive is empty: insert records before selecting cells")
+        w = self.weights()
+        cells = rng.choice(len(self), size=int(n), p=w / w.sum())
+        np.add.at(self.chosen, cells, 1)
+        return cells
+
+    def record_outcomes(self, cells: np.ndarray, successes: np.ndarray) -> None:
+        """Count ended restarts of ``cells`` and which of them succeeded."""
+        cells = np.asarray(cells, np.int64)
+        np.add.at(self.restarts, cells, 1)
+        np.add.at(self.successes, cells, np.asarray(successes, np.int64))
+
+    # -- reading ----------------------------------------------------------------------------
+    def field_values(self) -> np.ndarray:
+        """[cells, fields] decoded cell fields."""
+        return decode(self.keys, len(self.fields))
+
+    def deepest(self) -> int:
+        """The largest value of the first (progress) field among the cells (-1 when empty)."""
+        return int(self.field_values()[:, 0].max()) if len(self) else -1
+
+    # -- files ------------------------------------------------------------------------------
+    def save(self, folder: str, extra: dict | None = None) -> None:
+        """Write ``archive.npz`` and ``archive.json`` into ``folder``, each atomically (temp file, rename)."""
+        os.makedirs(folder, exist_ok=True)
+        arrays = {name: getattr(self, name) for name in ("keys", "score", "length", "states", *_COUNTS)}
+        arrays["records"] = self.records.view(np.uint8).reshape(len(self), self.records.dtype.itemsize)
+        npz = os.path.join(folder, "archive.npz")
+        with open(npz + ".tmp", "wb") as fh:
+            np.savez(fh, **arrays)
+            fh.flush()
+            os.fsync(fh.fileno())
+        meta = {"format": FORMAT, "env": self.env_cls.name, "fields": list(self.fields), "cells": len(self),
+                "record_dtype": str(self.records.dtype.descr), "state_shape": list(self.state_shape),
+                "extra": extra or {}}
+        with open(os.path.join(folder, "archive.json.tmp"), "w") as fh:
+            json.dump(meta, fh, indent=1)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(npz + ".tmp", npz)
+        os.replace(os.path.join(folder, "archive.json.tmp"), os.path.join(folder, "archive.json"))
+
+    @classmethod
+    def load(cls, folder: str, env_cls: type) -> tuple["Archive", dict]:
+        """The archive saved in ``folder`` and its ``extra`` dict; errors name a wrong env or a damaged file."""
+        meta = read_archive_meta(folder)
+        if meta["env"] != env_cls.name:
+            raise ValueError(f"archive in {folder!r} was built for env {meta['env']!r}, not {env_cls.name!r}; "
+                             f"use it with `{meta['env']}` or explore {env_cls.name!r} anew")
+        if meta["record_dtype"] != str(env_cls.record_dtype.descr):
+            raise ValueError(f"archive in {folder!r} holds {meta['env']!r} records of another layout (the env's state "
+                             "changed since it was saved); explore anew")
+        archive = cls(env_cls, tuple(meta["state_shape"]))
+        with np.load(os.path.join(folder, "archive.npz"), allow_pickle=False) as data:
+            if len(data["keys"]) != meta["cells"]:
+                raise ValueError(f"archive in {folder!r}: archive.npz has {len(data['keys'])} cells but archive.json "
+                                 f"says {meta['cells']} (a save was interrupted); save it again or explore anew")
+            for name in ("keys", "score", "length", "states", *_COUNTS):
+                setattr(archive, name, data[name].copy())
+            archive.records = data["records"].copy().view(env_cls.record_dtype).reshape(-1)
+        archive.index = {int(k): i for i, k in enumerate(archive.keys)}
+        return archive, meta["extra"]
+
+
+def read_archive_meta(folder: str) -> dict:
+    """``archive.json`` of ``folder``, with a clear error if there is none or its format is unknown."""
+    path = os.path.join(folder, "archive.json")
+    if not os.path.exists(path):
+        raise ValueError(f"no archive in {folder!r}: expected archive.json and archive.npz (written by "
+                         "`sparring explore` or saved with a `sparring train --archive` checkpoint)")
+    with open(path) as fh:
+        meta = json.load(fh)
+    if meta.get("format") != FORMAT:
+        raise ValueError(f"archive in {folder!r} has format {meta.get('format')!r}; this version reads {FORMAT}")
+    return meta

@@ -1,0 +1,114 @@
+"""Archive exploration (Go-Explore's first phase): choose a cell, return to it, explore from it.
+
+Each env of a batch loads a cell chosen by :meth:`Archive.select` (a return by restore, not
+by replaying actions), plays on with random or policy actions for up to ``segment`` ticks
+or until its episode ends, and then loads another cell. After every step the batch's records
+enter the archive. A restart whose episode ends counts as an outcome of its cell (success: a
+positive return).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sparring.explore.agents import PolicyAgent, RandomAgent
+from sparring.explore.archive import Archive
+from sparring.kit import registry
+
+
+def make_agent(spec: str, env_name: str, env, seed: int = 0):
+    """``"random"`` or a checkpoint path (a run folder or checkpoints/step-N)."""
+    if spec == "random":
+        return RandomAgent(env, seed)
+    from sparring.train.checkpoint import load_policy
+
+    torch_seed(seed)
+    policy, _ = load_policy(spec, env_name, env)
+    return PolicyAgent(env, policy.eval(), name=f"checkpoint:{spec}")
+
+
+def torch_seed(seed: int) -> None:
+    """Seed torch's sampling of policy actions."""
+    import torch
+
+    torch.manual_seed(int(seed))
+
+
+def agent_env_config(spec: str, env_name: str) -> dict:
+    """The env config a checkpoint agent was trained with ({} for random)."""
+    if spec == "random":
+        return {}
+    from sparring.record.policy import checkpoint_env_config
+
+    return checkpoint_env_config(spec, env_name)
+
+
+class Explorer:
+    """Archive exploration on ``num_envs`` envs of ``env_name``.
+
+    Args:
+      env_name: registered env; policy: ``"random"`` or a checkpoint path; num_envs: envs
+      explored at once; seed: seed of the envs, cell draws and actions; segment: ticks
+      explored from a cell before choosing another; env_config: env overrides;
+      archive: an archive to continue (default: a new one holding the start states).
+    """
+
+    def __init__(self, env_name: str, policy: str = "random", num_envs: int = 64, seed: int = 0,
+                 segment: int = 100, env_config: dict | None = None, archive: Archive | None = None):
+        if segment < 1:
+            raise ValueError(f"explore segment must be a positive number of ticks, got {segment}")
+        config = {**agent_env_config(policy, env_name), **(env_config or {})}
+        self.env = registry.make(env_name, num_envs=num_envs, seed=seed, **config)
+        self.agent = make_agent(policy, env_name, self.env, seed)
+        self.archive = archive if archive is not None else Archive(self.env.env_cls, self.agent.state_shape)
+        if self.archive.state_shape != tuple(self.agent.state_shape):
+            raise ValueError(f"the archive stores recurrent states of shape {self.archive.state_shape}, but policy "
+                             f"{policy!r} has {tuple(self.agent.state_shape)}; explore it with a matching policy")
+        self.segment, self.rng = int(segment), np.random.default_rng([int(seed), 13])
+        self.seats = np.flatnonzero(self.env.learner_rows[:self.env.num_agents])
+        self.from_cell = np.full(num_envs, -1, np.int64)
+        self.age = np.zeros(num_envs, np.int64)
+        self.steps = 0
+        self.outcomes = self.wins = 0
+        self._insert(np.zeros(num_envs, np.bool_))
+
+    def _insert(self, done: np.ndarray) -> int:
+        records = self.env.snapshot()
+        return self.archive.insert(records, records["ep_return"][:, self.seats].mean(axis=1), self.agent.states(done))
+
+    def run(self, steps: int) -> "Explorer":
+        """Explore for ``steps`` env steps (one env stepping once counts one)."""
+        if steps < 1:
+            raise ValueError(f"explore steps must be a positive number, got {steps}")
+        env, goal = self.env, self.steps + int(steps)
+        while self.steps < goal:
+            self._return(np.flatnonzero(self.age == 0))
+            env.step(self.agent.act())
+            done = env.done.copy()
+            self.agent.after_step(done)
+            self._count_outcomes(np.flatnonzero(done))
+            self._insert(done)
+            self.age += 1
+            self.age[done | (self.age >= self.segment)] = 0
+            self.from_cell[self.age == 0] = -1
+            self.steps += env.num_envs
+        return self
+
+    def _return(self, envs: np.ndarray) -> None:
+        if not envs.size:
+            return
+        cells = self.archive.select(envs.size, self.rng)
+        records = self.archive.records[cells].copy()
+        records["rng"] = self.env.records["rng"][envs]  # own dice: returns to one cell diverge
+        self.env.restore(envs, records)
+        if self.archive.state_shape:
+            self.agent.load(envs, self.archive.states[cells])
+        self.from_cell[envs] = cells
+
+    def _count_outcomes(self, ended: np.ndarray) -> None:
+        mine = ended[self.from_cell[ended] >= 0]
+        if mine.size:
+            wins = self.env.ended_return[mine] > 0
+            self.archive.record_outcomes(self.from_cell[mine], wins)
+            self.outcomes += mine.size
+            self.wins += int(wins.sum())

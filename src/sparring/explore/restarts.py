@@ -1,0 +1,142 @@
+"""Go-Explore inside PPO: restart a fraction of episodes from archive cells where the policy is thin.
+
+How it fits the rollout (``train.archive_fraction`` > 0):
+
+- during a rollout (``Rollout.on_step``, after every env step): restarted episodes that ended
+  are counted against their cell (success = the episode's return is positive, i.e. a win or
+  clear under a terminal reward); every ``archive_every`` steps the batch's records enter the
+  archive with the policy's recurrent state of that moment;
+- after each update (:meth:`ArchiveRestarts.after_update`): each env whose episode ended during
+  the rollout (it now plays a fresh start) is restarted with probability ``fraction`` from a
+  cell drawn by :meth:`Archive.select`. Restarts happen between rollouts so a recurrent
+  policy's stored state becomes the rollout's initial state, which PPO's training pass replays
+  exactly; the fresh episode they cut short was bootstrapped with its value like any rollout end.
+
+A restart loads the cell's record but keeps the env's own generator state, so restarts from
+one cell see different dice.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from sparring.explore.archive import Archive
+
+
+class ArchiveRestarts:
+    """Archive upkeep and restarts for one trainer's env and rollout.
+
+    Args:
+      env: the trainer's env (any vec backend); rollout: its :class:`~sparring.train.rollout.Rollout`;
+      fraction: probability that an ended episode's env restarts from the archive (0..1);
+      every: env steps between snapshots into the archive; seed: seed of the cell draws.
+    """
+
+    def __init__(self, env, rollout, fraction: float, every: int, seed: int):
+        if not 0.0 < fraction <= 1.0:
+            raise ValueError(f"train.archive_fraction must be in (0, 1] to use the archive, got {fraction}")
+        if every < 1:
+            raise ValueError(f"train.archive_every must be a positive number of steps, got {every}")
+        self.env, self.rollout, self.fraction, self.every = env, rollout, float(fraction), int(every)
+        self.rows_per_env = _rows_per_env(rollout.rows_np, env.num_envs, env.num_agents)
+        self.seats = np.flatnonzero(np.asarray(env.learner_rows[:env.num_agents]))
+        state = rollout.state
+        shape = (len(state), self.rows_per_env, state[0].shape[-1]) if state else ()
+        self.archive = Archive(env.env_cls, shape)
+        self.rng = np.random.default_rng([int(seed), 7])
+        self.from_cell = np.full(env.num_envs, -1, np.int64)
+        self.ended = np.zeros(env.num_envs, np.bool_)
+        self.ticks = 0
+        self.restarted = self.outcomes = self.wins = 0
+        self._insert(np.zeros(env.num_envs, np.bool_))
+        rollout.on_step = self.on_step
+
+    def scores(self, records: np.ndarray) -> np.ndarray:
+        """Return so far of each record, averaged over the learner seats."""
+        return records["ep_return"][:, self.seats].mean(axis=1)
+
+    def on_step(self, rollout) -> None:
+        """After an env step: count ended restarts, and snapshot into the archive every ``every`` steps."""
+        done = np.asarray(self.env.done)
+        if done.any():
+            ended = np.flatnonzero(done)
+            mine = ended[self.from_cell[ended] >= 0]
+            if mine.size:
+                wins = np.asarray(self.env.ended_return)[mine] > 0
+                self.archive.record_outcomes(self.from_cell[mine], wins)
+                self.from_cell[mine] = -1
+                self.outcomes += mine.size
+                self.wins += int(wins.sum())
+            self.ended[ended] = True
+        self.ticks += 1
+        if self.ticks % self.every == 0:
+            self._insert(done)
+
+    def _insert(self, done: np.ndarray) -> None:
+        records = self.env.snapshot()
+        states = None
+        if self.archive.state_shape:
+            # a finished env already shows its fresh start, which begins from a zero state
+            keep = torch.from_numpy(~np.repeat(done, self.rows_per_env)).unsqueeze(-1)
+            rows = [(s.detach().cpu() * keep).reshape(self.env.num_envs, self.rows_per_env, -1)
+                    for s in self.rollout.state]
+            states = torch.stack(rows, 1).numpy()
+        self.archive.insert(records, self.scores(records), states)
+
+    def after_update(self) -> dict:
+        """Restart a ``fraction`` of the envs whose episode ended in the last rollout; returns ``archive/`` metrics."""
+        candidates = np.flatnonzero(self.ended)
+        self.ended[:] = False
+        picked = candidates[self.rng.random(candidates.size) < self.fraction]
+        if picked.size:
+            self.restart(picked, self.archive.select(picked.size, self.rng))
+        metrics = {"archive/cells": len(self.archive), "archive/deepest": self.archive.deepest(),
+                   "archive/restarts": int(picked.size)}
+        if self.outcomes:
+            metrics["archive/restart_success"] = self.wins / self.outcomes
+        self.restarted, self.outcomes, self.wins = self.restarted + picked.size, 0, 0
+        return metrics
+
+    def restart(self, envs: np.ndarray, cells: np.ndarray) -> None:
+        """Load the records of ``cells`` into ``envs`` (keeping their generators) and their recurrent states."""
+        records = self.archive.records[cells].copy()
+        records["rng"] = self.env.snapshot(envs)["rng"]
+        self.env.restore(envs, records)
+        self.from_cell[envs] = cells
+        rows = torch.from_numpy((envs[:, None] * self.rows_per_env + np.arange(self.rows_per_env)).reshape(-1))
+        rollout = self.rollout
+        rows = rows.to(rollout.just_done.device)
+        with torch.inference_mode():
+            rollout.just_done[rows] = False  # the restored state carries on; it must not be zeroed
+            for k, s in enumerate(rollout.state):
+                stored = torch.from_numpy(self.archive.states[cells, k]).reshape(-1, s.shape[-1])
+                s[rows] = stored.to(s.device, s.dtype)
+
+    # -- checkpoints ------------------------------------------------------------------------
+    def save(self, folder: str) -> None:
+        """Write the archive and this controller's state into a checkpoint folder."""
+        self.archive.save(folder, {"rng": self.rng.bit_generator.state, "from_cell": self.from_cell.tolist(),
+                                   "ended": self.ended.tolist(), "ticks": self.ticks, "restarted": self.restarted})
+
+    def load(self, folder: str) -> None:
+        """Resume from what :meth:`save` wrote into ``folder``."""
+        archive, extra = Archive.load(folder, self.env.env_cls)
+        if archive.state_shape != self.archive.state_shape:
+            raise ValueError(f"archive in {folder!r} stores recurrent states of shape {archive.state_shape}, this "
+                             f"run's policy has {self.archive.state_shape}")
+        self.archive = archive
+        self.rng.bit_generator.state = extra["rng"]
+        self.from_cell = np.asarray(extra["from_cell"], np.int64)
+        self.ended = np.asarray(extra["ended"], np.bool_)
+        self.ticks, self.restarted = int(extra["ticks"]), int(extra["restarted"])
+
+
+def _rows_per_env(rows: np.ndarray, num_envs: int, num_agents: int) -> int:
+    """Trained rows per env, when every env has the same seats trained (rows grouped by env, in order)."""
+    per_env = len(rows) // num_envs
+    if per_env * num_envs != len(rows) or not np.array_equal(rows // num_agents, np.repeat(np.arange(num_envs),
+                                                                                            per_env)):
+        raise ValueError("the archive needs the same trained seats in every env (rows grouped by env); this run "
+                         "trains an uneven set of rows, e.g. a self-play pool seat: train without the archive")
+    return per_env
