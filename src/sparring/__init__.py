@@ -15,5 +15,6 @@ register("town", "sparring.envs.town.env:Town")
 register("town16", "sparring.envs.town.env:Town16")
 register("town64", "sparring.envs.town.env:Town64")
 register("serpent", "sparring.envs.serpent.env:Serpent")
+register("gauntlet", "sparring.envs.gauntlet.env:Gauntlet")
 
 __all__ = ["make", "names", "register", "__version__"]

@@ -1,0 +1,49 @@
+"""Runs of a scripted player, for the scripted-player tests and ``benchmarks/gauntlet_scripted.py``."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from sparring.kit.batch import BatchedEnv
+
+
+def runs(policy: str, episodes: int, seed: int = 0, **config) -> dict:
+    """Play the first run of each of ``episodes`` envs with the scripted player ``policy``.
+
+    Returns ``clears``, ``deaths``, ``timeouts``, ``episodes``, the wave each run
+    reached (``waves``, an array), the mean of every episode metric
+    (``metrics``), the mean length in ticks (``ticks``) and the phase labels of the
+    deaths (``death_phases``, a Counter).
+    """
+    from sparring.envs.gauntlet.env import Gauntlet
+
+    env = BatchedEnv(Gauntlet, num_envs=episodes, seed=seed, autoreset=False, **config)
+    names = list(Gauntlet.metrics)
+    metrics = np.zeros((episodes, len(names)), np.float64)
+    phase = np.zeros(episodes, np.int64)
+    ticks = np.zeros(episodes, np.int64)
+    open_ = np.ones(episodes, np.bool_)
+    acts = np.zeros((env.rows, len(env.heads.sizes)), np.int32)
+    while open_.any():
+        env.scripted_actions(policy, out=acts)
+        env.step(acts)
+        ended = env.done & open_
+        metrics[ended] = env.records["metrics"][ended]
+        phase[ended] = env.records["phase"][ended]
+        ticks[ended] = env.records["tick"][ended]
+        open_ &= ~env.done
+    clear = metrics[:, names.index("clear")] > 0.5
+    died = env.records["hp"] == 0
+    return {"policy": policy, "episodes": episodes, "clears": int(clear.sum()), "deaths": int(died.sum()),
+            "timeouts": int((~clear & ~died).sum()), "waves": metrics[:, names.index("wave")].astype(np.int64),
+            "ticks": float(ticks.mean()), "metrics": {n: float(metrics[:, k].mean()) for k, n in enumerate(names)},
+            "death_phases": Counter(Gauntlet.phases[p] for p in phase[died])}
+
+
+def wave_table(waves: np.ndarray, total: int) -> list[tuple[int, int, float]]:
+    """(wave, runs that ended there, fraction that reached it) for every wave from the lowest reached."""
+    counts = np.bincount(waves, minlength=total + 1)
+    reached = np.cumsum(counts[::-1])[::-1]
+    return [(w, int(counts[w]), reached[w] / len(waves)) for w in range(int(waves.min()), total + 1)]
