@@ -49,6 +49,11 @@ class TrainConfig:
     keep_checkpoints: int = knob(3, "Newest checkpoints to keep in the run folder.")
     pool_size: int = knob(8, "Self-play: past policies kept in the opponent pool.")
     pool_every: int = knob(20, "Self-play: updates between snapshots of the learner into the pool.")
+    imitate: str = knob("", "Behaviour-cloning warm start: a scripted policy of the env (e.g. planner) whose actions "
+                            "the policy learns before PPO starts (empty: none). Counts toward --train.minutes.")
+    imitate_steps: int = knob(0, "Warm start: stop cloning after this many teacher agent-steps (0: no step limit).")
+    imitate_minutes: float = knob(0.0, "Warm start: stop cloning after this many minutes (0: no time limit); "
+                                       "imitate needs one of the two limits.")
     archive_fraction: float = knob(0.0, "Go-Explore: probability that an env whose episode ended restarts from a "
                                         "cell of the archive (0: no archive; see sparring.explore.restarts).")
     archive_every: int = knob(8, "Go-Explore: env steps between snapshots of the batch into the archive.")

@@ -11,6 +11,7 @@ from sparring.kit import registry
 from sparring.train.checkpoint import read_meta, restore_trainer, save_checkpoint
 from sparring.train.config import TrainConfig, make_train_config
 from sparring.train.dashboard import Dashboard
+from sparring.train.imitate import check_imitation, imitate
 from sparring.train.metrics import MetricsLog, metric_columns
 from sparring.train.plots import plot_run
 from sparring.train.trainer import Trainer
@@ -53,6 +54,11 @@ def train(env_name: str | None = None, overrides: dict | None = None, env_config
         cfg = make_train_config(env_cls, overrides)
         _check_budget(cfg)
         trainer = Trainer(env_name, cfg, env_config, opponent)
+        try:
+            check_imitation(cfg, trainer.env)
+        except ValueError:
+            trainer.close()
+            raise
         run_dir = new_run_dir(env_name, runs_dir)
     _check_budget(cfg)
     with open(os.path.join(run_dir, "config.json"), "w") as fh:
@@ -63,6 +69,9 @@ def train(env_name: str | None = None, overrides: dict | None = None, env_config
     board = Dashboard(f"{env_name}  ->  {run_dir}", stream=stream)
     last_save = time.monotonic()
     try:
+        for metrics in imitate(trainer) if cfg.imitate and resume is None else ():
+            log.write(metrics)
+            board.update(metrics, trainer.progress())
         while not trainer.finished():
             metrics = trainer.iterate()
             log.write(metrics)

@@ -3,7 +3,8 @@
 Layout (``OBS_SIZE`` values), with honest presence flags for every optional block:
   self (SELF): standing, 4 needs, coins/50, 3 goods/10, 3 skills, row, column,
     hour of the day, episode progress, night, goal one-hot (3), goal done, goal
-    progress, house built, own offer open;
+    progress, house built, own offer open, slept last tick (the planner keeps
+    resting until rested);
   places (7 x PLACE): offset row and column /15, standing on it, open now;
   nearest characters (SLOTS x SLOT, nearest first): present, offset row and
     column /15, adjacent, one's regard for them, their goal one-hot (3), their
@@ -19,11 +20,11 @@ import numpy as np
 from sparring.envs.town.rules import at_place, dist, is_night, place_col, place_row, write_mask
 from sparring.envs.town.world import (
     BAKERY, DAY, FARM, FOREST, GATHER_OTHERS, GOAL_COINS, GOALS, GOODS, HOUSE, HOUSE_COINS, HOUSE_WOOD,
-    MARKET, MAX_PRICE, NEEDS, PLACES, RICH, SIZE, SKILLS, SLOTS, TAVERN, WOOD,
+    KIND, MARKET, MAX_PRICE, NEEDS, PLACES, RICH, SIZE, SKILLS, SLEEP, SLOTS, TAVERN, WOOD,
 )
 from sparring.kit import helper
 
-SELF = 1 + NEEDS + 1 + GOODS + SKILLS + 2 + 3 + GOALS + 4
+SELF = 1 + NEEDS + 1 + GOODS + SKILLS + 2 + 3 + GOALS + 5
 PLACE, SLOT, INBOX = 4, 10 + GOALS, 8
 OBS_SIZE = SELF + PLACES * PLACE + SLOTS * SLOT + INBOX + 1 + GOODS + 1
 SPAN = SIZE - 1
@@ -68,7 +69,8 @@ def self_block(s, a, t, days, others, row):
     row[k + 1] = progress(s, a, others)
     row[k + 2] = s.built[a]
     row[k + 3] = 1.0 if s.out_to[a] >= 0 else 0.0
-    return k + 4
+    row[k + 4] = 1.0 if KIND[s.last[a]] == SLEEP else 0.0
+    return k + 5
 
 
 @helper
