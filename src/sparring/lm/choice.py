@@ -1,0 +1,155 @@
+"""Constrained decoding: a causal LM picks one of a few legal lines by scoring each line's log-likelihood.
+
+Free generation can answer anything; a game turn has a short list of legal
+answers. :class:`LineScorer` scores every candidate line (its tokens and the
+end-of-turn token) after one prompt in a single packed forward pass: the
+prompt once, then every candidate, each attending to the prompt and to itself
+only, its positions restarting where the prompt ends. The policy over the
+legal lines is ``softmax(scores / temperature)``: fast, differentiable (GRPO
+trains it) and never unparseable.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from sparring.lm.text_brain import DEFAULT_SYSTEM
+
+
+@dataclasses.dataclass
+class Packed:
+    """A batch of prompts with their candidate lines, laid out for one forward pass."""
+
+    input_ids: object  # LongTensor [B, T]
+    position_ids: object  # LongTensor [B, T]
+    mask: object  # BoolTensor [B, 1, T, T]: True where a query may attend a key
+    source: tuple  # (batch index, position) whose next-token logits predict each candidate token
+    target: object  # LongTensor [N]: the candidate tokens
+    owner: object  # LongTensor [N]: which candidate (flat over the batch) each token belongs to
+    counts: list[int]  # candidates per prompt
+
+
+class LineScorer:
+    """Log-likelihoods of candidate lines after chat prompts, from a causal LM and its tokenizer."""
+
+    def __init__(self, model, tokenizer, system: str = DEFAULT_SYSTEM):
+        import torch
+
+        self._torch = torch
+        self.model, self.tokenizer, self.system = model, tokenizer, system
+        self.context = int(getattr(model.config, "max_position_embeddings", 0) or 2048)
+        self._eos = tokenizer.eos_token_id
+        self._line_cache: dict[str, list[int]] = {}
+
+    def prompt_ids(self, text: str) -> list[int]:
+        """Token ids of the chat prompt (system, user ``text``) that the answer follows."""
+        messages = ([{"role": "system", "content": self.system}] if self.system else []) + \
+            [{"role": "user", "content": text}]
+        formatted = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        return self.tokenizer(formatted, add_special_tokens=False)["input_ids"]
+
+    def line_ids(self, line: str) -> list[int]:
+        """Token ids of an answer ``line`` followed by the end-of-turn token (cached: lines repeat)."""
+        ids = self._line_cache.get(line)
+        if ids is None:
+            ids = self.tokenizer(line, add_special_tokens=False)["input_ids"] + [self._eos]
+            if len(self._line_cache) < 100_000:
+                self._line_cache[line] = ids
+        return ids
+
+    def fits(self, prompt: list[int], lines: list[list[int]]) -> bool:
+        """Whether the prompt and its longest candidate fit the model's context."""
+        return len(prompt) + max(len(c) for c in lines) <= self.context
+
+    def pack(self, prompts: list[list[int]], candidates: list[list[list[int]]]) -> Packed:
+        """Lay out prompts and their candidates (token ids, end token included) for :meth:`scores_packed`."""
+        torch = self._torch
+        if len(prompts) != len(candidates) or any(not c for c in candidates):
+            raise ValueError("need one non-empty candidate list per prompt")
+        lengths = [len(p) + sum(len(c) for c in cands) for p, cands in zip(prompts, candidates)]
+        b, t = len(prompts), max(lengths)
+        ids = np.zeros((b, t), np.int64)
+        pos = np.zeros((b, t), np.int64)
+        seg = np.full((b, t), -2, np.int64)  # -1: prompt, k: candidate k, -2: padding
+        src_b, src_p, target, owner = [], [], [], []
+        flat = 0
+        for i, (p, cands) in enumerate(zip(prompts, candidates)):
+            n = len(p)
+            ids[i, :n], pos[i, :n], seg[i, :n] = p, np.arange(n), -1
+            at = n
+            for k, c in enumerate(cands):
+                m = len(c)
+                ids[i, at:at + m], pos[i, at:at + m], seg[i, at:at + m] = c, np.arange(n, n + m), k
+                src_b += [i] * m
+                src_p += [n - 1] + list(range(at, at + m - 1))
+                target += c
+                owner += [flat + k] * m
+                at += m
+            flat += len(cands)
+        seg_t = torch.from_numpy(seg)
+        causal = torch.ones(t, t, dtype=torch.bool).tril()
+        q, k = seg_t[:, :, None], seg_t[:, None, :]
+        mask = causal & (k != -2) & ((k == -1) | (k == q))
+        mask |= torch.eye(t, dtype=torch.bool) & (q == -2)  # padding attends to itself: no empty softmax rows
+        return Packed(torch.from_numpy(ids), torch.from_numpy(pos), mask[:, None], (torch.tensor(src_b),
+                      torch.tensor(src_p)), torch.tensor(target), torch.tensor(owner),
+                      [len(c) for c in candidates])
+
+    def scores_packed(self, packed: Packed):
+        """Summed log-probabilities of every candidate, one tensor per prompt (differentiable under grad)."""
+        torch = self._torch
+        body = self.model.get_decoder() if hasattr(self.model, "get_decoder") else self.model.model
+        hidden = body(input_ids=packed.input_ids, attention_mask=packed.mask,
+                      position_ids=packed.position_ids).last_hidden_state
+        logits = self.model.lm_head(hidden[packed.source[0], packed.source[1]])  # only where a candidate is read
+        token_lp = torch.log_softmax(logits.float(), -1).gather(1, packed.target[:, None])[:, 0]
+        total = torch.zeros(sum(packed.counts), dtype=token_lp.dtype).index_add(0, packed.owner, token_lp)
+        return list(torch.split(total, packed.counts))
+
+    def scores(self, prompts: list[list[int]], candidates: list[list[list[int]]]):
+        """:meth:`pack` then :meth:`scores_packed`."""
+        return self.scores_packed(self.pack(prompts, candidates))
+
+
+def choose(scores, temperature: float, rng: np.random.Generator) -> tuple[int, float]:
+    """Index drawn from ``softmax(scores / temperature)`` (argmax when 0) and its log-probability there."""
+    s = np.asarray(scores, np.float64)
+    if temperature <= 0:
+        k = int(np.argmax(s))
+        return k, 0.0
+    z = s / temperature
+    logp = z - z.max() - np.log(np.exp(z - z.max()).sum())
+    k = int(rng.choice(len(s), p=np.exp(logp) / np.exp(logp).sum()))
+    return k, float(logp[k])
+
+
+@dataclasses.dataclass
+class Choices:
+    """What :meth:`LineScorer.choose` picked: per prompt the line index (-1 when the prompt did not fit the
+    context), its log-probability under the sampling policy, and the prompt and line tokens read."""
+
+    index: list[int]
+    logp: list[float]
+    prompts: list[list[int]]
+    lines: list[list[list[int]]]
+    tokens: int
+
+
+def choose_lines(scorer: LineScorer, texts: list[str], lines: list[list[str]], temperature: float,
+                 rng: np.random.Generator, batch_size: int = 16) -> Choices:
+    """For each prompt ``texts[i]``, one of ``lines[i]`` drawn from the scorer's policy (greedy at temperature 0)."""
+    torch = scorer._torch
+    prompts = [scorer.prompt_ids(t) for t in texts]
+    cands = [[scorer.line_ids(line) for line in ls] for ls in lines]
+    index, logp, tokens = [-1] * len(texts), [0.0] * len(texts), 0
+    fits = [i for i in range(len(texts)) if scorer.fits(prompts[i], cands[i])]
+    with torch.inference_mode():
+        for start in range(0, len(fits), batch_size):
+            chunk = fits[start:start + batch_size]
+            scores = scorer.scores([prompts[i] for i in chunk], [cands[i] for i in chunk])
+            for i, s in zip(chunk, scores):
+                index[i], logp[i] = choose(s.numpy(), temperature, rng)
+                tokens += len(prompts[i]) + sum(len(c) for c in cands[i])
+    return Choices(index, logp, prompts, cands, tokens)

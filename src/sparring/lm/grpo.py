@@ -1,0 +1,261 @@
+"""``sparring grpo town``: GRPO on the in-game outcome, with groups played from one restored world state.
+
+Each iteration takes ``groups`` fresh episodes (seeded by the run seed and
+the iteration), snapshots each start state and restores it ``group`` times;
+the model samples its lines as character 0 (the rest of the town is the
+planner) and plays each copy for ``turns`` ticks or to the episode end. A
+copy's reward is the learner's goal completion plus ``shaping`` x its best
+progress towards the goal. The env's dice live in the record, so the copies
+of a group differ only by what the model chose: the group-normalised reward
+is each copy's advantage, and every turn of a copy is a sample with that
+advantage (per-turn credit). The loss is PPO's clipped objective on the
+ratio to the sampling policy, plus ``kl`` x the exact KL divergence from
+the base model's policy over the same legal lines. Full fine-tuning.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+from sparring.lm.distill import save_folder
+from sparring.lm.rollout import GOALS, Rollout, TurnSample, learner_env, play_out
+
+
+@dataclasses.dataclass
+class GRPOConfig:
+    """Knobs of :func:`grpo`."""
+
+    group: int = 8
+    """Copies of each start state (G)."""
+    groups: int = 2
+    """Start states per iteration."""
+    temperature: float = 1.0
+    """Sampling temperature of the policy softmax(scores / temperature) over the legal lines."""
+    lr: float = 5e-5
+    kl: float = 0.02
+    """Weight of the KL penalty to the base model (0: no reference model is kept)."""
+    clip: float = 0.2
+    epochs: int = 1
+    """Passes over an iteration's turns."""
+    minibatch: int = 32
+    """Turns per gradient step."""
+    iterations: int = 20
+    minutes: float = 0.0
+    """Stop after this many minutes (0: no time limit)."""
+    turns: int = 0
+    """Ticks each copy plays (0: to the episode end)."""
+    shaping: float = 0.0
+    """Weight of the learner's best progress towards its goal in the reward (0: goal completion only)."""
+    goal: str = "any"
+    """Give character 0 this goal in every start state: any (keep the random one), rich, house or gathering."""
+    batch_size: int = 16
+    """Turns scored per forward pass while playing."""
+    seed: int = 0
+    threads: int | None = None
+    """torch CPU threads (default: torch's)."""
+
+
+def advantages(rewards: np.ndarray, group: int) -> np.ndarray:
+    """Rewards normalised within each consecutive block of ``group`` copies (zero where a group's rewards are equal)."""
+    r = rewards.reshape(-1, group)
+    std = r.std(axis=1, keepdims=True)
+    return np.where(std > 1e-8, (r - r.mean(axis=1, keepdims=True)) / np.maximum(std, 1e-8), 0.0).reshape(-1)
+
+
+def policy_logp(scorer, turns: list[TurnSample], temperature: float):
+    """Log-probabilities over the legal lines of each turn (a list of tensors), with grad when enabled."""
+    import torch
+
+    scores = scorer.scores([t.prompt for t in turns], [t.lines for t in turns])
+    return [torch.log_softmax(s / temperature, 0) for s in scores]
+
+
+def update(scorer, ref, opt, turns: list[TurnSample], adv: np.ndarray, cfg: GRPOConfig,
+           rng: np.random.Generator) -> dict:
+    """One iteration's clipped-objective steps over ``turns`` (advantage ``adv[turn.env]``); mean loss terms."""
+    import torch
+
+    used = [t for t in turns if adv[t.env] != 0.0]
+    kls, losses, clipped = [], [], []
+    scorer.model.train()
+    for _ in range(cfg.epochs):
+        order = rng.permutation(len(used))
+        for start in range(0, len(used), cfg.minibatch):
+            chunk = [used[i] for i in order[start:start + cfg.minibatch]]
+            logps = policy_logp(scorer, chunk, cfg.temperature)
+            a = torch.tensor([adv[t.env] for t in chunk], dtype=torch.float32)
+            new = torch.stack([lp[t.choice] for lp, t in zip(logps, chunk)])
+            ratio = torch.exp(new - torch.tensor([t.logp for t in chunk], dtype=torch.float32))
+            pg = -torch.minimum(ratio * a, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * a)
+            kl = torch.zeros(len(chunk))
+            if ref is not None:
+                with torch.no_grad():
+                    base = policy_logp(ref, chunk, cfg.temperature)
+                kl = torch.stack([(lp.exp() * (lp - b)).sum() for lp, b in zip(logps, base)])
+            loss = (pg + cfg.kl * kl).mean()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(scorer.model.parameters(), 1.0)
+            opt.step()
+            kls.append(kl.mean().item())
+            losses.append(loss.item())
+            clipped.append(((ratio - 1).abs() > cfg.clip).float().mean().item())
+    scorer.model.eval()
+    mean = lambda xs: float(np.mean(xs)) if xs else 0.0  # noqa: E731
+    return {"kl": mean(kls), "loss": mean(losses), "clip_frac": mean(clipped), "samples": len(used)}
+
+
+class Run:
+    """The run folder ``out``: ``model/`` (the current policy), ``optimizer.pt``, ``state.json``,
+    ``metrics.jsonl`` and ``success.png``."""
+
+    def __init__(self, out: str):
+        self.out = os.path.abspath(out)
+        self.model = os.path.join(self.out, "model")
+        self.state = os.path.join(self.out, "state.json")
+        self.metrics = os.path.join(self.out, "metrics.jsonl")
+        self.plot = os.path.join(self.out, "success.png")
+
+    def read_state(self) -> dict:
+        """The saved state of a run to resume; a clear error when ``out`` holds none."""
+        if not os.path.isfile(self.state):
+            raise ValueError(f"--resume: {self.out} has no state.json (not a grpo run folder, or it never saved)")
+        with open(self.state, encoding="utf-8") as f:
+            return json.load(f)
+
+    def save(self, model, tokenizer, opt, state: dict, history: list[dict]) -> None:
+        """Model, optimizer, state and metrics, each written to a temporary file and renamed."""
+        import torch
+
+        save_folder(model, tokenizer, self.model, {"grpo": state}, overwrite=True)
+        _atomic(os.path.join(self.out, "optimizer.pt"),
+                lambda p: torch.save({"optimizer": opt.state_dict(), "torch_rng": torch.get_rng_state()}, p))
+        _atomic(self.metrics, lambda p: _write_lines(p, history))
+        _atomic(self.state, lambda p: _write_json(p, state))
+        _atomic(self.plot, lambda p: plot_success(history, p))
+
+    def load_history(self, iterations: int) -> list[dict]:
+        """Metrics lines of the first ``iterations`` iterations."""
+        if not os.path.isfile(self.metrics):
+            return []
+        with open(self.metrics, encoding="utf-8") as f:
+            return [row for row in map(json.loads, f) if row["iteration"] < iterations]
+
+
+def _atomic(path: str, write) -> None:
+    tmp = f"{path}.tmp-{os.getpid()}"
+    write(tmp)
+    os.replace(tmp, path)
+
+
+def _write_lines(path: str, rows: list[dict]) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        f.writelines(json.dumps(r) + "\n" for r in rows)
+
+
+def _write_json(path: str, obj: dict) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(obj, f, indent=1)
+
+
+def plot_success(history: list[dict], path: str) -> None:
+    """PNG of the success rate (and mean reward) of each iteration's groups."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    its = [h["iteration"] for h in history]
+    ax.plot(its, [h["success_rate"] for h in history], marker="o", ms=3, label="success rate")
+    ax.plot(its, [h["reward"] for h in history], alpha=0.6, label="mean reward")
+    ax.set_xlabel("GRPO iteration")
+    ax.set_ylim(-0.02, 1.02)
+    ax.legend(loc="upper left")
+    ax.set_title("character 0's goal success in GRPO groups")
+    fig.tight_layout()
+    fig.savefig(path, format="png", dpi=100)
+    plt.close(fig)
+
+
+def _load(folder: str):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+    model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True)
+    model.eval()
+    return model, tok
+
+
+def grpo(out: str, model: str | None = None, cfg: GRPOConfig = GRPOConfig(), resume: bool = False,
+         env: str = "town", log=print, **env_config) -> list[dict]:
+    """Run (or resume) GRPO into the folder ``out``; returns the metrics of every iteration."""
+    import torch
+
+    from sparring.lm.choice import LineScorer
+
+    run = Run(out)
+    if cfg.group < 2 or cfg.groups < 1 or cfg.temperature <= 0 or cfg.goal not in GOALS or cfg.kl < 0:
+        raise ValueError(f"grpo needs group >= 2, groups >= 1, temperature > 0, kl >= 0 and goal in {list(GOALS)}; "
+                         f"got {cfg.group}, {cfg.groups}, {cfg.temperature}, {cfg.kl}, {cfg.goal!r}")
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
+    if resume:
+        state = run.read_state()
+        base, start, env, env_config = state["base"], state["iteration"], state["env"], state["env_config"]
+        policy, tok = _load(run.model)
+    else:
+        if model is None or not os.path.isfile(os.path.join(model, "config.json")):
+            raise ValueError(f"--model must be a model folder (e.g. from `sparring distill town`), got {model!r}")
+        if os.path.exists(run.out) and os.listdir(run.out):
+            raise ValueError(f"{run.out} is not empty; choose a new --out, or pass --resume to continue it")
+        os.makedirs(run.out, exist_ok=True)
+        base, start = os.path.abspath(model), 0
+        policy, tok = _load(base)
+    scorer = LineScorer(policy, tok)
+    ref = LineScorer(_load(base)[0], tok) if cfg.kl > 0 else None
+    opt = torch.optim.AdamW(policy.parameters(), lr=cfg.lr, weight_decay=0.0)
+    if resume:
+        saved = torch.load(os.path.join(run.out, "optimizer.pt"), weights_only=True, map_location="cpu")
+        opt.load_state_dict(saved["optimizer"])
+        torch.set_rng_state(saved["torch_rng"])
+    history = run.load_history(start)
+    began = time.perf_counter()
+    for it in range(start, cfg.iterations):
+        if cfg.minutes and time.perf_counter() - began > 60 * cfg.minutes:
+            log(f"grpo: stopping at the {cfg.minutes:g}-minute limit")
+            break
+        rng = np.random.default_rng([cfg.seed, it])
+        starts = learner_env(cfg.groups, int(rng.integers(2**31)), env, cfg.goal, **env_config)
+        batch = learner_env(cfg.groups * cfg.group, 0, env, "any", **env_config)
+        batch.restore(None, np.repeat(starts.snapshot(), cfg.group))
+        played: Rollout = play_out(scorer, batch, cfg.temperature, rng, cfg.turns, cfg.batch_size)
+        rewards = played.success + cfg.shaping * played.progress
+        adv = advantages(rewards, cfg.group)
+        t0 = time.perf_counter()
+        stats = update(scorer, ref, opt, played.turns, adv, cfg, rng)
+        spent = played.seconds + time.perf_counter() - t0
+        row = {"iteration": it, "reward": float(rewards.mean()), "success_rate": float(played.success.mean()),
+               "kl": stats["kl"], "loss": stats["loss"], "clip_frac": stats["clip_frac"],
+               "parse_failure_rate": played.unfit / max(1, len(played.turns) + played.unfit),
+               "turns": len(played.turns), "trained_turns": stats["samples"],
+               "tokens_per_s": played.tokens / max(played.seconds, 1e-9),
+               "seconds_per_group": spent / cfg.groups, "groups_per_min": 60 * cfg.groups / spent}
+        history.append(row)
+        log(f"grpo {it + 1}/{cfg.iterations}: reward {row['reward']:.3f} success {row['success_rate']:.3f} "
+            f"kl {row['kl']:.4f} parse-fail {row['parse_failure_rate']:.3f} {row['tokens_per_s']:.0f} tok/s "
+            f"{row['seconds_per_group']:.1f} s/group")
+        run.save(policy, tok, opt, {"base": base, "iteration": it + 1, "env": env, "env_config": env_config,
+                                    "config": dataclasses.asdict(cfg)}, history)
+    return history
+
+
+def main_log(message: str) -> None:
+    """Live metrics go to stderr, so stdout stays for the result."""
+    print(message, file=sys.stderr, flush=True)
