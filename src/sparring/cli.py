@@ -9,6 +9,7 @@ import sys
 from sparring.explore.cli import add_commands as explore_commands
 from sparring.kit import registry
 from sparring.lm.cli import add_commands as lm_commands
+from sparring.lm.town_cli import add_commands as town_lm_commands, add_play_args, cmd_play_brains
 from sparring.scaffold.cli import add_commands as scaffold_commands
 from sparring.sweep.cli import add_commands as sweep_commands, cmd_bench_compare
 
@@ -191,9 +192,12 @@ def cmd_fork(args, extra) -> int:
 
 
 def cmd_play(args, extra) -> int:
-    """Play seat 0 of an env from the terminal, for envs that ship a ``play`` module (e.g. duel)."""
+    """Play seat 0 of an env from the terminal, for envs that ship a ``play`` module (e.g. duel); with --brain, a
+    town where every character has a brain."""
     import importlib
 
+    if args.brain:
+        return cmd_play_brains(args, _env_overrides(extra))
     package = registry.get(args.env).__module__.rpartition(".")[0]
     try:
         module = importlib.import_module(f"{package}.play")
@@ -212,6 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     scaffold_commands(sub)  # list, new
     lm_commands(sub)  # serve, build-lm
+    town_lm_commands(sub, _env_overrides)  # distill, grpo
     p = sub.add_parser("check", help="the env doctor: determinism, snapshots, masks, bounds, reward audit")
     p.add_argument("env")
     p.add_argument("--steps", type=int, default=2000, help="random-policy steps per check")
@@ -295,6 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("play", help="play seat 0 from the terminal, one tick per line (--env.KEY VALUE overrides)")
     p.add_argument("env")
     p.add_argument("--seed", type=int, default=0)
+    add_play_args(p)  # --brain, --episodes, --record
     p.set_defaults(fn=cmd_play)
     return parser
 

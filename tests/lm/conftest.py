@@ -31,3 +31,15 @@ def server(tiny_model):
     limits = ServeLimits(max_request_bytes=4096, max_tokens=8, default_max_tokens=4, max_prompt_tokens=64)
     with BackgroundServer(make_app(tiny_model, api_key=KEY, limits=limits)) as running:
         yield running
+
+
+@pytest.fixture(scope="session")
+def town_model(tmp_path_factory):
+    """A town model folder distilled for a few steps from the noisy planner (a 1-layer, 32-wide model)."""
+    from sparring.lm.distill import DistillConfig, distill
+
+    out = str(tmp_path_factory.mktemp("town") / "distilled")
+    cfg = DistillConfig(episodes=2, held_out=0.5, steps=2, batch_size=4, vocab=400, hidden=32, layers=1, heads=2,
+                        intermediate=64, context=2048, threads=1)
+    report = distill(out, cfg, progress=False, days=1)
+    return out, report

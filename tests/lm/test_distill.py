@@ -1,0 +1,57 @@
+"""Distillation: teacher turns, the choice loss it minimises, and the saved model folder."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+import torch
+
+from sparring.lm.choice import LineScorer
+from sparring.lm.distill import DistillConfig, choice_loss, collect_turns, distill, lr_at
+from sparring.lm.model import ModelSize, build_model, train_tokenizer
+
+
+def test_turns_record_the_teachers_legal_choice():
+    samples = collect_turns("scripted:planner", 1, seed=4, days=1)
+    assert 1 <= len(samples) <= 48 and {s.episode for s in samples} == {0}
+    assert all(0 <= s.choice < len(s.turn.lines) for s in samples)
+    assert any(s.choice > 0 for s in samples)  # the planner does more than wait
+
+
+def test_choice_loss_falls_when_trained_on_the_teachers_lines():
+    samples = collect_turns("scripted:planner", 1, seed=4, days=1)[:6]
+    tok = train_tokenizer([line for s in samples for line in s.turn.text.split("\n")], 400)
+    torch.manual_seed(0)
+    scorer = LineScorer(build_model(tok, ModelSize(32, 1, 2, 64, 2048)), tok, system="")
+    opt = torch.optim.Adam(scorer.model.parameters(), lr=1e-2)
+    losses = []
+    for _ in range(8):
+        loss = choice_loss(scorer, samples)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    assert losses[-1] < 0.5 * losses[0]
+
+
+def test_distilled_folder_holds_model_tokenizer_and_report(town_model):
+    out, report = town_model
+    assert {"config.json", "tokenizer.json", "sparring.json"} <= set(os.listdir(out))
+    with open(os.path.join(out, "sparring.json")) as f:
+        assert json.load(f)["distill"]["held_out_turns"] == report["held_out_turns"] > 0
+    assert 0.0 <= report["held_out_accuracy"] <= 1.0 and report["train_turns"] > 0
+    assert not [p for p in os.listdir(os.path.dirname(out)) if ".partial" in p]
+
+
+def test_distill_refuses_bad_input(town_model, tmp_path):
+    with pytest.raises(FileExistsError, match="exists"):
+        distill(town_model[0], DistillConfig(), progress=False)
+    with pytest.raises(ValueError, match="episodes >= 2"):
+        distill(str(tmp_path / "new"), DistillConfig(episodes=1), progress=False)
+
+
+def test_learning_rate_warms_up_then_decays():
+    rates = [lr_at(s, 100, 1.0) for s in range(100)]
+    assert rates[0] < rates[4] == pytest.approx(1.0) and rates[-1] == pytest.approx(0.1, abs=0.01)
+    assert np.all(np.diff(rates[5:]) <= 1e-12)

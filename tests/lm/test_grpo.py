@@ -1,0 +1,81 @@
+"""GRPO: group advantages, the direction of an update, restored groups, run folders that resume, the CLI."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+import torch
+
+from sparring.cli import main
+from sparring.lm.choice import LineScorer
+from sparring.lm.grpo import GRPOConfig, _load, advantages, grpo, policy_logp, update
+from sparring.lm.rollout import learner_env, play_out
+
+
+@pytest.fixture()
+def scorer(town_model):
+    model, tok = _load(town_model[0])
+    return LineScorer(model, tok)
+
+
+def test_advantages_are_normalised_per_group():
+    adv = advantages(np.array([1.0, 0.0, 0.0, 1.0, 1.0, 1.0]), 3)
+    assert np.allclose(adv[:3], [np.sqrt(2), -1 / np.sqrt(2), -1 / np.sqrt(2)]) and np.all(adv[3:] == 0)
+
+
+def test_copies_of_a_group_differ_only_by_the_models_choices(scorer):
+    starts = learner_env(1, 11, goal="gathering", days=1)
+    batch = learner_env(3, 0, days=1)
+    batch.restore(None, np.repeat(starts.snapshot(), 3))
+    assert (batch.records["goal"][:, 0] == 2).all()
+    out = play_out(scorer, batch, 1e-4, np.random.default_rng(0), turns=4)  # near-greedy: the same choices
+    by_copy = [[(t.choice, t.prompt) for t in out.turns if t.env == e] for e in range(3)]
+    assert len(by_copy[0]) == 4 and by_copy[0] == by_copy[1] == by_copy[2]
+    assert len(set(batch.records.tobytes()[i::3] for i in range(1))) == 1
+    assert batch.records[0].tobytes() == batch.records[1].tobytes() == batch.records[2].tobytes()
+
+
+def test_an_update_raises_the_probability_of_lines_with_positive_advantage(scorer):
+    batch = learner_env(2, 5, days=1)
+    turns = play_out(scorer, batch, 1.0, np.random.default_rng(1), turns=2).turns
+    before = [lp[t.choice].item() for lp, t in zip(policy_logp(scorer, turns, 1.0), turns)]
+    adv = np.array([1.0, -1.0])
+    cfg = GRPOConfig(lr=1e-2, kl=0.0, minibatch=64)
+    update(scorer, None, torch.optim.SGD(scorer.model.parameters(), lr=1e-2), turns, adv, cfg,
+           np.random.default_rng(0))
+    with torch.no_grad():
+        after = [lp[t.choice].item() for lp, t in zip(policy_logp(scorer, turns, 1.0), turns)]
+    change = {e: np.mean([a - b for a, b, t in zip(after, before, turns) if t.env == e]) for e in (0, 1)}
+    assert change[0] > 0 > change[1]
+
+
+def test_a_run_saves_metrics_and_plot_and_resumes(town_model, tmp_path):
+    out = str(tmp_path / "run")
+    cfg = GRPOConfig(group=2, groups=1, turns=2, iterations=1, kl=0.1, threads=1)
+    history = grpo(out, town_model[0], cfg, log=lambda m: None, days=1)
+    assert len(history) == 1 and {"reward", "success_rate", "kl", "parse_failure_rate", "tokens_per_s",
+                                  "seconds_per_group"} <= set(history[0])
+    assert {"model", "optimizer.pt", "state.json", "metrics.jsonl", "success.png"} <= set(os.listdir(out))
+    cfg.iterations = 2
+    resumed = grpo(out, None, cfg, resume=True, log=lambda m: None)
+    assert [h["iteration"] for h in resumed] == [0, 1] and resumed[0] == history[0]
+    with open(os.path.join(out, "state.json")) as f:
+        assert json.load(f)["iteration"] == 2
+    with pytest.raises(ValueError, match="is not empty; choose a new --out, or pass --resume"):
+        grpo(out, town_model[0], cfg, log=lambda m: None)
+    with pytest.raises(ValueError, match="has no state.json"):
+        grpo(str(tmp_path), None, cfg, resume=True)
+
+
+def test_cli_grpo_and_bad_arguments(town_model, tmp_path, capsys):
+    out = str(tmp_path / "cli")
+    assert main(["grpo", "town", "--model", town_model[0], "--out", out, "--group", "2", "--groups", "1",
+                 "--turns", "1", "--iterations", "1", "--kl", "0", "--env.days", "1"]) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["iterations"] == 1
+    assert main(["grpo", "town", "--model", str(tmp_path / "none"), "--out", str(tmp_path / "x")]) == 2
+    assert "--model must be a model folder" in capsys.readouterr().err
+    assert main(["grpo", "duel", "--model", town_model[0], "--out", str(tmp_path / "y")]) == 2
+    assert "plays a town env" in capsys.readouterr().err
+    assert main(["play", "town", "--brain", "nobody"]) == 2
+    assert "unknown brain 'nobody'" in capsys.readouterr().err
