@@ -95,25 +95,38 @@ def cmd_train(args, extra) -> int:
 
 
 def cmd_eval(args, extra) -> int:
-    """Evaluate a checkpoint: win/loss/draw with Wilson intervals, phases, episode means, failure analysis."""
-    from sparring.evaluate.episodes import format_report
+    """Evaluate a checkpoint or a scripted policy: win/loss/draw with Wilson intervals, phases, episode means,
+    failure analysis, and the rate of a yes/no metric (``--metric``)."""
+    from sparring.evaluate.episodes import format_metric, format_report
     from sparring.evaluate.failures import format_failures
-    from sparring.evaluate.play import evaluate_checkpoint
+    from sparring.evaluate.play import evaluate_checkpoint, evaluate_scripted
+    from sparring.evaluate.scripted import parse_policy
 
+    if (args.checkpoint is None) == (args.policy is None):
+        raise ValueError("sparring eval: give exactly one of --checkpoint RUN and --policy scripted:NAME")
+    env_overrides = _groups(extra, {"env"}).get("env", {})
     try:
-        report = evaluate_checkpoint(args.env, args.checkpoint, args.opponent, args.episodes, seed=args.seed,
-                                     greedy=args.greedy, env_overrides=_groups(extra, {"env"}).get("env", {}),
-                                     record=args.record, worst=args.worst, window=args.window, chart=True)
+        if args.policy is not None:
+            report = evaluate_scripted(args.env, parse_policy(args.policy), args.opponent, args.episodes,
+                                       seed=args.seed, env_overrides=env_overrides, record=args.record,
+                                       worst=args.worst, window=args.window, metric=args.metric)
+        else:
+            report = evaluate_checkpoint(args.env, args.checkpoint, args.opponent, args.episodes, seed=args.seed,
+                                         greedy=args.greedy, env_overrides=env_overrides, record=args.record,
+                                         worst=args.worst, window=args.window, chart=True, metric=args.metric)
     except FileExistsError as exc:
         raise ValueError(str(exc)) from None
     if args.json:
         print(json.dumps(report, indent=1))
         return 0
     print(format_report(args.env, report))
+    if "metric" in report:
+        print(format_metric(report["metric"]))
     print(f"failures (losses by final phase and by the last phase transition before the loss):\n"
           f"{format_failures(report['failures'])}")
     written = ([f"recording: {report['record']}"] if "record" in report else []) + \
-        [f"worst replay: {p}" for p in report.get("worst", [])] + [f"chart: {report['chart']}"]
+        [f"worst replay: {p}" for p in report.get("worst", [])] + \
+        ([f"chart: {report['chart']}"] if "chart" in report else [])
     print("\n".join(written))
     return 0
 
@@ -254,13 +267,17 @@ def build_parser() -> argparse.ArgumentParser:
                            ("watch", cmd_watch, "play a checkpoint live in the terminal")):
         p = sub.add_parser(name, help=text)
         p.add_argument("env")
-        p.add_argument("--checkpoint", required=True, help="a run folder or a checkpoints/step-N folder")
+        p.add_argument("--checkpoint", required=name == "watch", help="a run folder or a checkpoints/step-N folder")
         p.add_argument("--opponent", help="default: the one the checkpoint trained against")
         p.add_argument("--episodes", type=int, default=1000 if name == "eval" else 3)
         p.add_argument("--seed", type=int, default=12345 if name == "eval" else 0)
         p.add_argument("--greedy", action="store_true", help="most likely action instead of sampling")
         if name == "eval":
             p.add_argument("--json", action="store_true")
+            p.add_argument("--policy", metavar="scripted:NAME", help="evaluate the env's scripted policy NAME as the "
+                                                                    "player instead of a --checkpoint")
+            p.add_argument("--metric", metavar="NAME", help="also report the rate of this yes/no env metric per "
+                                                           "learner seat with its 95%% Wilson interval (town: goal_rate)")
             p.add_argument("--record", metavar="FILE", help="keep the evaluated episodes as a .parquet recording")
             p.add_argument("--worst", type=int, default=0, metavar="K",
                            help="write HTML replays of the K lowest-return episodes next to --record (else into "

@@ -1,8 +1,9 @@
 """Episode tallies: exact episode counts per env, outcomes from win/success metrics or the return's sign."""
 
 import numpy as np
+import pytest
 
-from sparring.evaluate.episodes import outcomes, play_episodes, summarize
+from sparring.evaluate.episodes import metric_rate, outcomes, play_episodes, summarize
 from sparring.kit import BatchedEnv, registry
 from sparring.train.policy import Policy
 from tests.train import toys
@@ -31,3 +32,18 @@ def test_summary_table():
     assert report["win"]["count"] == 3 and report["loss"]["count"] == 1
     assert report["phases"]["play"] == {"episodes": 4, "win": 3, "loss": 1, "draw": 0}
     assert report["means"]["episode_length"] == 5.25
+
+
+def test_metric_rate_counts_seat_episodes_with_a_wilson_interval():
+    town = registry.get("town")
+    rows = np.zeros((2, 3 + len(town.metrics)))
+    col = 3 + list(town.metrics).index("goal_rate")
+    rows[:, col] = [3 / 8, 1.0]
+    rate = metric_rate(town, rows, "goal_rate", 8)
+    assert (rate["successes"], rate["trials"]) == (11, 16) and rate["rate"] == 11 / 16
+    assert rate["ci95"][0] < 11 / 16 < rate["ci95"][1]
+    rows[0, col] = 0.3  # not k/8: not a yes/no per character
+    with pytest.raises(ValueError, match="k/8"):
+        metric_rate(town, rows, "goal_rate", 8)
+    with pytest.raises(ValueError, match="valid: "):
+        metric_rate(town, rows, "goals", 8)

@@ -120,3 +120,33 @@ def format_report(env_name: str, report: dict) -> str:
         lines.append(f"  {phase:<16} {row['episodes']:>8} {row['win']:>6} {row['loss']:>6} {row['draw']:>6}")
     lines.append("  means: " + ", ".join(f"{k}={v:.4g}" for k, v in report["means"].items()))
     return "\n".join(lines)
+
+
+def metric_rate(env_cls, episodes: np.ndarray, name: str, seats: int) -> dict:
+    """Rate of a yes/no env metric with its 95% Wilson interval, counted per learner seat-episode.
+
+    The env metric ``name`` must be, per episode, the fraction of the ``seats`` learner seats
+    with a yes (town's ``goal_rate``: characters who completed their goal), a plain yes/no
+    when one seat learns (``win``, ``success``). 125 town episodes of 8 characters are 1000 trials.
+    """
+    names = list(env_cls.metrics)
+    if name not in names:
+        raise ValueError(f"unknown metric {name!r} for env {env_cls.name!r}; valid: {names}")
+    if seats < 1:
+        raise ValueError(f"metric {name!r} needs at least one learner seat, got {seats}")
+    values = episodes[:, 3 + names.index(name)] * seats
+    counts = np.round(values)
+    if not np.allclose(values, counts, atol=1e-3) or (counts < 0).any() or (counts > seats).any():
+        bad = values[~np.isclose(values, counts, atol=1e-3) | (counts < 0) | (counts > seats)][0] / seats
+        raise ValueError(f"metric {name!r} of {env_cls.name!r} is not a yes/no outcome per learner seat: its values "
+                         f"must be k/{seats} for k in 0..{seats}, got {bad:g}")
+    successes, trials = int(counts.sum()), len(episodes) * seats
+    low, high = wilson_interval(successes, trials)
+    return {"name": name, "successes": successes, "trials": trials, "seats": seats,
+            "rate": successes / trials if trials else 0.0, "ci95": [low, high]}
+
+
+def format_metric(rate: dict) -> str:
+    """One line: the metric's successes over seat-episodes, its rate and 95% Wilson interval."""
+    return (f"  {rate['name']}: {rate['successes']}/{rate['trials']} seat-episodes ({rate['seats']} learner seats "
+            f"per episode) = {rate['rate']:.3f}  95% CI [{rate['ci95'][0]:.3f}, {rate['ci95'][1]:.3f}]")
