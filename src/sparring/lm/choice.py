@@ -144,12 +144,14 @@ def choose_lines(scorer: LineScorer, texts: list[str], lines: list[list[str]], t
     prompts = [scorer.prompt_ids(t) for t in texts]
     cands = [[scorer.line_ids(line) for line in ls] for ls in lines]
     index, logp, tokens = [-1] * len(texts), [0.0] * len(texts), 0
-    fits = [i for i in range(len(texts)) if scorer.fits(prompts[i], cands[i])]
+    size = [len(p) + sum(len(c) for c in cs) for p, cs in zip(prompts, cands)]
+    # similar lengths share a forward pass: less padding
+    fits = sorted((i for i in range(len(texts)) if scorer.fits(prompts[i], cands[i])), key=size.__getitem__)
     with torch.inference_mode():
         for start in range(0, len(fits), batch_size):
             chunk = fits[start:start + batch_size]
             scores = scorer.scores([prompts[i] for i in chunk], [cands[i] for i in chunk])
             for i, s in zip(chunk, scores):
                 index[i], logp[i] = choose(s.numpy(), temperature, rng)
-                tokens += len(prompts[i]) + sum(len(c) for c in cands[i])
+                tokens += size[i]
     return Choices(index, logp, prompts, cands, tokens)

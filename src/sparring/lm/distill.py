@@ -20,13 +20,10 @@ import time
 
 import numpy as np
 
-from sparring.kit import registry
-from sparring.kit.batch import BatchedEnv
 from sparring.lm.brains import Observations
 from sparring.lm.model import ModelSize
+from sparring.lm.rollout import LEARNER, learner_env, set_goal
 from sparring.lm.town import Turn, make_brain, turn
-
-LEARNER = 0  # the character whose brain is the model
 
 
 @dataclasses.dataclass
@@ -37,6 +34,8 @@ class DistillConfig:
     """Brain spec of the teacher (see ``sparring.lm.town.SPECS``)."""
     episodes: int = 48
     """Teacher episodes recorded."""
+    goal: str = "any"
+    """Give character 0 this goal in every episode: any (keep the random one), rich, house or gathering."""
     held_out: float = 0.125
     """Fraction of those episodes kept for the accuracy test (at least one)."""
     steps: int = 400
@@ -67,12 +66,10 @@ class Sample:
     episode: int
 
 
-def collect_turns(teacher: str, episodes: int, seed: int = 0, env: str = "town", num_envs: int = 16,
-                  **config) -> list[Sample]:
+def collect_turns(teacher: str, episodes: int, seed: int = 0, env: str = "town", goal: str = "any",
+                  num_envs: int = 16, **config) -> list[Sample]:
     """The teacher's turns as character 0 in ``episodes`` episodes (the rest of the town is the planner)."""
-    cls = registry.get(env)
-    config = {**config, "background": cls.num_agents - 1}
-    batch = BatchedEnv(cls, num_envs=min(num_envs, episodes), seed=seed, autoreset=False, **config)
+    batch = learner_env(min(num_envs, episodes), seed, env, goal, **config)
     brain = make_brain(teacher, batch, seed)
     samples: list[Sample] = []
     done = 0
@@ -91,6 +88,7 @@ def collect_turns(teacher: str, episodes: int, seed: int = 0, env: str = "town",
             batch.step(actions)
         done += playing
         batch.reset_envs(np.arange(batch.num_envs))
+        set_goal(batch)
     return samples
 
 
@@ -171,7 +169,7 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     started = time.perf_counter()
-    samples = collect_turns(cfg.teacher, cfg.episodes, cfg.seed, env, **env_config)
+    samples = collect_turns(cfg.teacher, cfg.episodes, cfg.seed, env, cfg.goal, **env_config)
     test_from = cfg.episodes - max(1, round(cfg.episodes * cfg.held_out))
     train = [s for s in samples if s.episode < test_from]
     test = [s for s in samples if s.episode >= test_from]

@@ -12,7 +12,9 @@ import time
 
 import numpy as np
 
-from sparring.envs.town.world import GOAL_COINS, GOAL_NAMES, HOUSE, HOUSE_COINS, HOUSE_WOOD, RICH, WOOD
+from sparring.envs.town.world import (
+    GATHER_OTHERS, GOAL_COINS, GOAL_NAMES, HOUSE, HOUSE_COINS, HOUSE_WOOD, PLACE_COL, PLACE_ROW, RICH, TAVERN, WOOD,
+)
 from sparring.kit import registry
 from sparring.kit.batch import BatchedEnv
 from sparring.lm.choice import LineScorer, choose_lines
@@ -68,7 +70,8 @@ def set_goal(batch: BatchedEnv) -> None:
 
 
 def progress(s) -> float:
-    """How far character 0 got towards its goal, in [0, 1] (1 when it is done)."""
+    """How far character 0 is towards its goal now, in [0, 0.9] (1 once it is done): coins held (rich), wood and
+    coins held (house), others with it at the tavern (gathering)."""
     if s["goal_done"][LEARNER]:
         return 1.0
     goal = int(s["goal"][LEARNER])
@@ -77,7 +80,9 @@ def progress(s) -> float:
         return min(coins / GOAL_COINS, 1.0) * 0.9
     if goal == HOUSE:
         return 0.45 * (min(float(s["goods"][LEARNER][WOOD]) / HOUSE_WOOD, 1.0) + min(coins / HOUSE_COINS, 1.0))
-    return 0.0
+    here = (s["row"] == s["row"][LEARNER]) & (s["col"] == s["col"][LEARNER]) & (s["alive"] == 1)
+    at_tavern = s["row"][LEARNER] == PLACE_ROW[TAVERN] and s["col"][LEARNER] == PLACE_COL[TAVERN]
+    return 0.9 * min((int(here.sum()) - 1) / GATHER_OTHERS, 1.0) if at_tavern else 0.0
 
 
 def play_out(scorer: LineScorer, batch: BatchedEnv, temperature: float, rng: np.random.Generator,

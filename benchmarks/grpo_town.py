@@ -1,0 +1,106 @@
+"""Distil a base brain from the noisy planner, then GRPO it on the in-game outcome; success before and after.
+
+The learner is character 0 of a one-day town (``--days``) with the gathering
+goal (be at the tavern with three others at once); the other seven are the
+planner. Steps: (1) distil a small model from ``scripted:planner_noisy:NOISE``,
+(2) evaluate it over ``--episodes`` episodes with fixed seeds (sampling at
+``--temperature``, the policy GRPO trains), (3) GRPO for ``--grpo-minutes``,
+(4) evaluate the result on the same seeds. Prints both success rates with 95%
+Wilson intervals, whether the intervals overlap, the plot, the tokens the model
+reads per second while playing, and GRPO groups per minute.
+
+The full run (about an hour on the 2-core machine; hold the heavy-job lock):
+    flock /tmp/sparring-heavy.lock .venv/bin/python benchmarks/grpo_town.py --out runs/grpo_town
+A smoke run of a few minutes: add --smoke.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+import numpy as np
+import torch
+
+from sparring.lm.choice import LineScorer
+from sparring.lm.distill import DistillConfig, distill
+from sparring.lm.grpo import GRPOConfig, Run, _load, grpo, main_log
+from sparring.lm.rollout import evaluate
+
+EVAL_SEED = 90_210  # evaluation towns: never a distillation or GRPO seed
+
+
+def _evaluate(folder: str, args, label: str) -> dict:
+    model, tok = _load(folder)
+    result = evaluate(LineScorer(model, tok), args.episodes, EVAL_SEED, args.temperature, args.goal,
+                      days=args.days)
+    low, high = result["ci95"]
+    print(f"{label}: success {result['success_rate']:.3f} [{low:.3f}, {high:.3f}] over {result['episodes']} "
+          f"episodes; {result['tokens_per_s']:.0f} tokens/s read while playing ({result['seconds']:.0f} s)",
+          flush=True)
+    return result
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--out", default=f"runs/grpo_town-{time.strftime('%Y%m%d-%H%M%S')}")
+    p.add_argument("--noise", type=float, default=0.3, help="the teacher's chance of a random legal action")
+    p.add_argument("--goal", default="gathering")
+    p.add_argument("--days", type=int, default=1)
+    p.add_argument("--distill-episodes", type=int, default=64)
+    p.add_argument("--distill-steps", type=int, default=300)
+    p.add_argument("--hidden", type=int, default=64)
+    p.add_argument("--layers", type=int, default=2)
+    p.add_argument("--episodes", type=int, default=500, help="evaluation episodes, before and after")
+    p.add_argument("--grpo-minutes", type=float, default=30.0)
+    p.add_argument("--group", type=int, default=8)
+    p.add_argument("--groups", type=int, default=2)
+    p.add_argument("--temperature", type=float, default=1.0)
+    p.add_argument("--lr", type=float, default=1e-4)
+    p.add_argument("--kl", type=float, default=0.02)
+    p.add_argument("--shaping", type=float, default=0.3)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--smoke", action="store_true", help="tiny sizes: checks the pipeline in a few minutes")
+    args = p.parse_args()
+    if args.smoke:
+        args.distill_episodes, args.distill_steps, args.episodes, args.grpo_minutes = 8, 30, 32, 1.0
+    torch.set_num_threads(args.threads)
+    os.makedirs(args.out, exist_ok=True)
+    base = os.path.join(args.out, "base")
+    started = time.perf_counter()
+    report = distill(base, DistillConfig(teacher=f"scripted:planner_noisy:{args.noise:g}", goal=args.goal,
+                                         episodes=args.distill_episodes, steps=args.distill_steps,
+                                         hidden=args.hidden, layers=args.layers, heads=2,
+                                         intermediate=int(2.7 * args.hidden), seed=args.seed),
+                     days=args.days)
+    print(f"distilled {report['parameters']} parameters from {report['teacher']} in {report['seconds']:.0f} s: "
+          f"held-out action accuracy {report['held_out_accuracy']:.3f} ({report['held_out_turns']} turns)",
+          flush=True)
+    before = _evaluate(base, args, "base (distilled)")
+    cfg = GRPOConfig(group=args.group, groups=args.groups, temperature=args.temperature, lr=args.lr, kl=args.kl,
+                     iterations=10**6, minutes=args.grpo_minutes, shaping=args.shaping, goal=args.goal,
+                     seed=args.seed)
+    run_dir = os.path.join(args.out, "grpo")
+    history = grpo(run_dir, base, cfg, log=main_log, days=args.days)
+    after = _evaluate(Run(run_dir).model, args, "after GRPO")
+    apart = before["ci95"][1] < after["ci95"][0] or after["ci95"][1] < before["ci95"][0]
+    summary = {
+        "before": before, "after": after, "intervals_overlap": not apart, "iterations": len(history),
+        "grpo_groups_per_min": float(np.median([h["groups_per_min"] for h in history])),
+        "grpo_tokens_per_s": float(np.median([h["tokens_per_s"] for h in history])),
+        "plot": Run(run_dir).plot, "distill": report, "minutes": (time.perf_counter() - started) / 60,
+        "args": vars(args),
+    }
+    with open(os.path.join(args.out, "summary.json"), "w", encoding="utf-8") as f:
+        json.dump(summary, f, indent=1)
+    print(f"GRPO: {len(history)} iterations, {summary['grpo_groups_per_min']:.2f} groups/min, "
+          f"{summary['grpo_tokens_per_s']:.0f} tokens/s while sampling (medians); plot {summary['plot']}")
+    print(f"success {before['success_rate']:.3f} -> {after['success_rate']:.3f}; 95% intervals "
+          f"{'overlap' if not apart else 'do not overlap'}; total {summary['minutes']:.1f} min")
+
+
+if __name__ == "__main__":
+    main()
