@@ -1,22 +1,17 @@
 """Restarts inside training: the right record, the right recurrent state, and a run that resumes with its archive."""
 
-import json
-import os
-
 import numpy as np
 import torch
 
 import sparring
-from sparring.cli import main
+from sparring.cli import build_parser, main
 from sparring.explore.archive import Archive
 from sparring.explore.restarts import ArchiveRestarts
-from sparring.train.policy import policy_for
+from sparring.train.checkpoint import restore_trainer, save_checkpoint
 from sparring.train.config import make_train_config
+from sparring.train.policy import policy_for
 from sparring.train.rollout import Rollout
-
-TINY = ["--train.num_envs", "16", "--train.horizon", "16", "--train.minibatch_size", "128", "--train.hidden", "16",
-        "--train.threads", "1", "--train.eval_episodes", "0", "--train.tensorboard", "false",
-        "--train.recurrence", "mingru", "--train.archive_every", "2", "--train.checkpoint_s", "0"]
+from sparring.train.trainer import Trainer
 
 
 def recurrent_rollout(num_envs=6):
@@ -65,23 +60,29 @@ def test_ended_restarts_are_counted_against_their_cell():
     assert metrics["archive/cells"] == len(restarts.archive) and metrics["archive/restarts"] >= 0
 
 
-def test_training_with_the_archive_runs_resumes_and_explores_from_its_checkpoint(tmp_path, capsys):
-    assert main(["train", "serpent", "--steps", "512", "--runs", str(tmp_path), "--archive", "0.5", *TINY]) == 0
-    run = str(tmp_path / os.listdir(tmp_path)[0])
-    rows = [json.loads(line) for line in open(os.path.join(run, "metrics.jsonl"))]
-    assert rows[-1]["archive/cells"] > 1 and "archive/restarts" in rows[-1]
-    checkpoint = os.path.join(run, "checkpoints", open(os.path.join(run, "checkpoints", "latest")).read().strip())
-    saved, _ = Archive.load(checkpoint, sparring.kit.registry.get("serpent"))
-    assert len(saved) == rows[-1]["archive/cells"]
+def test_training_with_the_archive_resumes_with_it_and_explores_from_its_checkpoint(tmp_path, capsys):
+    args, _ = build_parser().parse_known_args(["train", "serpent", "--archive"])
+    assert args.archive == 0.25  # `--archive` alone: the default fraction
+    cfg = make_train_config(None, {"num_envs": 16, "horizon": 16, "minibatch_size": 128, "hidden": 16, "threads": 1,
+                                   "recurrence": "mingru", "archive_fraction": 0.5, "archive_every": 2})
+    trainer = Trainer("serpent", cfg)
+    metrics = [trainer.iterate() for _ in range(3)][-1]
+    assert metrics["archive/cells"] == len(trainer.restarts.archive) > 1 and "archive/restarts" in metrics
+    checkpoint = save_checkpoint(str(tmp_path), trainer)
+    saved = trainer.restarts
 
-    assert main(["train", "--resume", run, "--steps", "1024"]) == 0
-    rows = [json.loads(line) for line in open(os.path.join(run, "metrics.jsonl"))]
-    assert [r["train/step"] for r in rows] == [256, 512, 768, 1024]
-    assert rows[-1]["archive/cells"] >= len(saved)  # the resumed archive grew from the saved one
-    capsys.readouterr()
+    resumed = Trainer("serpent", cfg)
+    restore_trainer(resumed, checkpoint)
+    archive = resumed.restarts.archive
+    assert archive.records.tobytes() == saved.archive.records.tobytes() and archive.index == saved.archive.index
+    assert np.array_equal(archive.states, saved.archive.states) and np.array_equal(archive.chosen, saved.archive.chosen)
+    assert np.array_equal(resumed.restarts.from_cell, saved.from_cell) and resumed.restarts.ticks == saved.ticks
+    assert resumed.restarts.rng.random() == saved.rng.random()  # the same cell draws follow
+    assert resumed.iterate()["archive/cells"] >= len(saved.archive)
 
     out = tmp_path / "explored"
-    assert main(["explore", "serpent", "--policy", run, "--steps", "600", "--num-envs", "8", "--out", str(out)]) == 0
+    assert main(["explore", "serpent", "--policy", str(tmp_path), "--steps", "600", "--num-envs", "8",
+                 "--out", str(out)]) == 0
     text = capsys.readouterr().out
     assert "cells found:" in text and "frontier:" in text
     archive, extra = Archive.load(str(out), sparring.kit.registry.get("serpent"))

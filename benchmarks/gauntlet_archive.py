@@ -1,0 +1,126 @@
+"""Does the Go-Explore archive make PPO reach deeper? Train with and without it, same steps, several seeds.
+
+Usage:
+  .venv/bin/python benchmarks/gauntlet_archive.py [--env gauntlet] [--seeds 8] [--steps 5000000]
+      [--fraction 0.25] [--episodes 500] [--set KEY=VALUE ...] [--env-set KEY=VALUE ...] [--json OUT]
+
+For each seed, two runs of ``sparring.train.Trainer`` with the env's [train] defaults and the
+same step budget: ``baseline`` (train.archive_fraction 0) and ``archive`` (``--fraction``). Each
+trained policy then plays ``--episodes`` fresh episodes from the start of the encounter (no
+archive restarts; wave 1 in gauntlet) and we record how far each got (the env's progress cell
+field: the wave in gauntlet) and whether it cleared.
+
+Reported: both arms' reach distributions (per-episode histogram, and per-seed means), the clear
+rates, the training time per arm, and a one-sided Mann-Whitney U test of the per-seed mean reach
+(archive > baseline). Seeds are the independent units: pooling episodes of one run would
+count one policy's luck hundreds of times. With 8 seeds per arm the smallest possible p is
+1/12870; with 5, 1/252 (so p < 0.01 needs at least 5 seeds per arm).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+from scipy.stats import mannwhitneyu
+
+from sparring.explore.reach import reach
+from sparring.kit import registry
+from sparring.train.config import make_train_config
+from sparring.train.trainer import Trainer
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--env", default="gauntlet")
+    p.add_argument("--seeds", type=int, default=8, help="seeds per arm (the test's sample size)")
+    p.add_argument("--steps", type=int, default=5_000_000, help="learner agent-steps per run")
+    p.add_argument("--fraction", type=float, default=0.25, help="train.archive_fraction of the archive arm")
+    p.add_argument("--episodes", type=int, default=500, help="evaluation episodes per trained policy")
+    p.add_argument("--greedy", action="store_true", help="evaluate the most likely actions instead of sampling")
+    p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="train settings for both arms")
+    p.add_argument("--env-set", nargs="*", default=[], metavar="KEY=VALUE", help="env config for both arms")
+    p.add_argument("--json", metavar="OUT", help="also write every number to this JSON file")
+    return p.parse_args(argv)
+
+
+def pairs(items: list[str], what: str) -> dict:
+    out = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise SystemExit(f"{what} {item!r} is not KEY=VALUE")
+        out[key] = value
+    return out
+
+
+def run_arm(args, seed: int, fraction: float, train_set: dict, env_config: dict) -> dict:
+    """Train one run and measure its reach from fresh starts."""
+    overrides = {**train_set, "seed": seed, "steps": args.steps, "archive_fraction": fraction,
+                 "eval_episodes": 0, "tensorboard": False}
+    cfg = make_train_config(registry.get(args.env), overrides)
+    trainer = Trainer(args.env, cfg, env_config)
+    start = time.perf_counter()
+    try:
+        while not trainer.finished():
+            trainer.iterate()
+    finally:
+        trainer.close()
+    seconds = time.perf_counter() - start
+    trainer.policy.eval()
+    result = reach(args.env, trainer.policy.cpu(), args.episodes, seed=100_000 + seed, greedy=args.greedy,
+                   env_config=trainer.env_config)
+    cells = len(trainer.restarts.archive) if trainer.restarts is not None else None
+    return {**result, "seed": seed, "train_s": seconds, "archive_cells": cells}
+
+
+def histogram(values: list[int]) -> str:
+    counts = np.bincount(np.asarray(values, np.int64))
+    return " ".join(f"{v}:{c}" for v, c in enumerate(counts) if c)
+
+
+def report(runs: dict, field: str) -> dict:
+    means = {arm: [float(np.mean(r["reach"])) for r in rs] for arm, rs in runs.items()}
+    clears = {arm: float(np.mean([c for r in rs for c in r["clear"]])) for arm, rs in runs.items()}
+    test = mannwhitneyu(means["archive"], means["baseline"], alternative="greater")
+    for arm, rs in runs.items():
+        episodes = [v for r in rs for v in r["reach"]]
+        print(f"{arm:>8}: {field} reached per episode (value:count) {histogram(episodes)}")
+        print(f"{'':>8}  per-seed mean {field}: {', '.join(f'{m:.2f}' for m in means[arm])}  "
+              f"(median {np.median(means[arm]):.2f})")
+        print(f"{'':>8}  clear rate {clears[arm]:.1%}; training time per run "
+              f"{np.mean([r['train_s'] for r in rs]):.0f} s (total {sum(r['train_s'] for r in rs):.0f} s)")
+    verdict = "significant" if test.pvalue < 0.01 else "not significant"
+    print(f"Mann-Whitney U (per-seed mean {field}, archive > baseline): U = {test.statistic:.1f}, "
+          f"p = {test.pvalue:.4g} ({verdict} at p < 0.01; n = {len(means['archive'])} seeds per arm)")
+    return {"per_seed_mean": means, "clear_rate": clears, "u": float(test.statistic), "p": float(test.pvalue)}
+
+
+def main(argv=None) -> None:
+    args = parse_args(argv)
+    train_set, env_config = pairs(args.set, "--set"), pairs(args.env_set, "--env-set")
+    print(f"{args.env}: {args.seeds} seeds x (baseline, archive {args.fraction}), {args.steps} steps each, "
+          f"{args.episodes} evaluation episodes per run")
+    runs = {"baseline": [], "archive": []}
+    start = time.perf_counter()
+    for seed in range(args.seeds):
+        for arm, fraction in (("baseline", 0.0), ("archive", args.fraction)):
+            result = run_arm(args, seed, fraction, train_set, env_config)
+            runs[arm].append(result)
+            print(f"  seed {seed} {arm:>8}: mean {result['field']} {np.mean(result['reach']):.2f}, clears "
+                  f"{np.mean(result['clear']):.1%}, {result['train_s']:.0f} s", flush=True)
+    summary = report(runs, runs["baseline"][0]["field"])
+    print(f"({time.perf_counter() - start:.0f} s in all)")
+    if args.json:
+        tmp = args.json + ".tmp"
+        with open(tmp, "w") as fh:
+            json.dump({"args": vars(args), "runs": runs, **summary}, fh, indent=1)
+        os.replace(tmp, args.json)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
