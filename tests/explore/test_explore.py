@@ -1,0 +1,44 @@
+"""Archive exploration with random actions, and the reach of a policy from fresh starts."""
+
+import numpy as np
+import pytest
+
+import sparring
+from sparring.explore.agents import random_actions
+from sparring.explore.explore import Explorer
+from sparring.explore.frontier import frontier_table, summary
+from sparring.explore.reach import reach
+from sparring.train.config import make_train_config
+from sparring.train.policy import policy_for
+
+
+def test_random_actions_draw_only_allowed_values():
+    sizes = np.array([3, 2])
+    mask = np.ones((500, 5), np.bool_)
+    mask[:, 1] = False  # head 0 may not take value 1
+    mask[:250, 4] = False  # head 1 must take 0 in the first half
+    acts = random_actions(mask, sizes, np.random.default_rng(0))
+    assert set(acts[:, 0].tolist()) == {0, 2}
+    assert (acts[:250, 1] == 0).all() and set(acts[250:, 1].tolist()) == {0, 1}
+
+
+def test_exploration_grows_the_archive_and_counts_every_visit():
+    explorer = Explorer("serpent", num_envs=16, seed=4, segment=30).run(3000)
+    archive = explorer.archive
+    assert explorer.steps == 3008 and archive.visits.sum() == 16 + explorer.steps
+    assert len(archive) > 20 and archive.chosen.sum() >= 16 * 3000 // 16 // 30
+    assert archive.restarts.sum() == explorer.outcomes > 0
+    info = summary(archive)
+    assert info["cells"] == len(archive) and info["deepest"]["dealt"] == archive.deepest() >= 1
+    assert info["deepest"]["phase"] in sparring.kit.registry.get("serpent").phases
+    assert "cells found" in frontier_table(archive, top=3)
+    with pytest.raises(ValueError, match="explore steps must be a positive number"):
+        explorer.run(0)
+
+
+def test_reach_plays_one_episode_per_env_from_its_start():
+    env = sparring.make("serpent", num_envs=1)
+    policy = policy_for(env, make_train_config(None, {"hidden": 8}))
+    result = reach("serpent", policy, episodes=6, seed=1)
+    assert result["field"] == "dealt" and len(result["reach"]) == len(result["clear"]) == 6
+    assert all(t > 0 for t in result["ticks"]) and min(result["reach"]) >= 0
