@@ -1,6 +1,7 @@
 """`town` rules on hand-built states: masks, trades, goals, fainting, work, the clock."""
 
 import numpy as np
+import pytest
 
 from sparring.envs.town.observe import PLACE, SELF, SLOT
 from sparring.envs.town.rules import legal
@@ -74,6 +75,21 @@ def test_goal_pays_once():
     refresh(env)
     assert _act(env, {})[0] == 1.0 and env.records[0]["goal_done"][0] == 1
     assert _act(env, {})[0] == 0.0
+
+
+def test_team_term_shares_others_goals_and_is_off_by_default():
+    env = quiet_town(reward_team=0.7)
+    env.records[0]["coins"][[0, 1]] = GOAL_COINS
+    refresh(env)
+    rew = _act(env, {})
+    others = env.num_agents - 1
+    assert rew[0] == pytest.approx(1.0 + 0.7 / others) and rew[2] == pytest.approx(0.7 * 2 / others)
+    assert env.records[0]["metrics"][list(env.env_cls.metrics).index("shaping_team")] > 0
+    assert (_act(env, {}) == 0.0).all()
+    plain = quiet_town()
+    plain.records[0]["coins"][0] = GOAL_COINS
+    refresh(plain)
+    assert _act(plain, {})[1:].tolist() == [0.0] * others
 
 
 def test_house_and_gathering_goals():

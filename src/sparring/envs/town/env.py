@@ -11,7 +11,10 @@ Rewards, per character: +1 when its goal is completed, ``-faint_penalty``
 when a need reaches 0 (the character faints: it is out for the rest of the
 episode, a masked row with a zero observation and only noop allowed, and its
 row stays terminal), and opt-in shaping ``reward_needs`` x mean need per tick
-(default 0, metric ``shaping_needs``). The episode ends after ``days`` days
+(default 0, metric ``shaping_needs``), and opt-in ``reward_team`` x the share of the
+other characters who completed their goal this tick (default 0, metric ``shaping_team``:
+the planner's evening trips to the tavern make others' gatherings, which their own goal
+reward does not pay for). The episode ends after ``days`` days
 (a truncation for those still standing) or when everyone has fainted.
 
 Towns of other sizes are :func:`town_class` ``(n)`` (2 to 64 characters); ``town16``
@@ -25,7 +28,7 @@ import numpy as np
 from sparring.envs.town import metrics as town_metrics
 from sparring.envs.town import observe as town_observe
 from sparring.envs.town import render, text
-from sparring.envs.town.metrics import FAINTS, SHAPING_NEEDS, TRADE_COINS, TRADES
+from sparring.envs.town.metrics import FAINTS, SHAPING_NEEDS, SHAPING_TEAM, TRADE_COINS, TRADES
 from sparring.envs.town.planner import plan, planner
 from sparring.envs.town.rules import (
     act, at_place, close_offer, find_slots, is_night, legal, live_on, mean_need, min_need, others_at,
@@ -50,6 +53,8 @@ class TownConfig:
     faint_penalty: float = knob(1.0, "Reward lost by a character when it faints (a need reached 0).")
     reward_needs: float = knob(0.0, "Shaping, opt-in: reward per tick times the character's mean need (metric "
                                     "shaping_needs).")
+    reward_team: float = knob(0.0, "Shaping, opt-in: a standing character's reward, times the fraction of the other "
+                                   "characters who complete their goal this tick (metric shaping_team).")
 
 
 @helper
@@ -133,10 +138,22 @@ def live(s, cfg, t, rew):
             s.out_ttl[a] -= 1
             if s.out_ttl[a] <= 0:
                 close_offer(s, a)
+    fresh = 0  # goals completed this tick, for the team term
+    if cfg.reward_team != 0.0:
+        for a in range(n):
+            if s.alive[a] and s.goal_done[a] == 0 and goal_reached(s, a):
+                fresh += 1
     for a in range(n):
+        own = 0
         if s.alive[a] and s.goal_done[a] == 0 and goal_reached(s, a):
             s.goal_done[a] = 1
             rew[a] += 1.0
+            own = 1
+        if s.alive[a] and fresh > own:
+            team = cfg.reward_team * (fresh - own) / (n - 1)
+            rew[a] += team
+            if a < learners:
+                s.metrics[SHAPING_TEAM] += team / learners
         if s.alive[a] and cfg.reward_needs != 0.0:
             bonus = cfg.reward_needs * mean_need(s, a)
             rew[a] += bonus
@@ -215,7 +232,7 @@ class Town(Env):
     state = _state(8)
     phases = ("day", "night", "crisis")
     metrics = ("goal_rate", "survival", "faints", "trades", "trade_coins", "mean_price", "spec_entropy", "coin_gini",
-               "friendships", "houses", "shaping_needs")
+               "friendships", "houses", "shaping_needs", "shaping_team")
     Config = TownConfig
     reset, step, observe = reset, step, observe
     scripted = {"planner": planner}
