@@ -1,0 +1,59 @@
+"""State sets of `gauntlet`: records at wave k, for curricula and for ``BatchedEnv.set_reset_pool``.
+
+Two builders: :func:`worn_states` draws records from the reset kernel with
+``start_wave=k`` (a player worn in proportion to the waves behind it, pillars
+damaged or down); :func:`scripted_states` plays a scripted player from wave 1
+and keeps each run's record on the tick wave k begins (its real hp, doses and
+pillars, its metrics so far). Either result loads with
+``env.set_reset_pool(records, prob)`` or ``env.restore(indices, records)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sparring.kit.batch import BatchedEnv
+
+
+def _check_wave(wave: int) -> None:
+    from sparring.envs.gauntlet.rules import WAVES
+
+    if not isinstance(wave, (int, np.integer)) or not 1 <= wave <= WAVES:
+        raise ValueError(f"wave must be an int in 1..{WAVES}, got {wave!r}")
+
+
+def worn_states(wave: int, n: int, seed: int = 0, **config) -> np.ndarray:
+    """``n`` fresh records at ``wave`` drawn by the reset kernel (``start_wave=wave``)."""
+    from sparring.envs.gauntlet.env import Gauntlet
+
+    _check_wave(wave)
+    config = {**config, "start_wave": wave, "start_spread": 0}
+    return BatchedEnv(Gauntlet, num_envs=n, seed=seed, **config).snapshot()
+
+
+def scripted_states(wave: int, n: int, policy: str = "competent", seed: int = 0, num_envs: int = 256,
+                    max_steps: int = 20000, **config) -> np.ndarray:
+    """Up to ``n`` records of scripted runs on the tick they reached ``wave`` (one per run; fresh ones for wave 1).
+
+    Runs that die sooner are replaced by new ones; stops after ``max_steps``
+    batched steps, so a wave the player rarely reaches may give fewer than ``n``.
+    """
+    from sparring.envs.gauntlet.env import Gauntlet
+
+    _check_wave(wave)
+    if wave == 1:
+        return worn_states(1, n, seed, **config)
+    env = BatchedEnv(Gauntlet, num_envs=num_envs, seed=seed, **config)
+    acts = np.zeros((env.rows, len(env.heads.sizes)), np.int32)
+    kept, count = [], 0
+    for _ in range(max_steps):
+        if count >= n:
+            break
+        before = env.records["wave"].copy()
+        env.scripted_actions(policy, out=acts)
+        env.step(acts)
+        arrived = (env.records["wave"] == wave) & (before == wave - 1) & ~env.done
+        if arrived.any():
+            kept.append(env.records[arrived])
+            count += int(arrived.sum())
+    return np.concatenate(kept)[:n] if kept else np.zeros(0, Gauntlet.record_dtype)

@@ -1,0 +1,40 @@
+"""The scripted players of `gauntlet`: flicks, the shield, and the ladder order."""
+
+import numpy as np
+
+from sparring.envs.gauntlet import rules as R
+from sparring.envs.gauntlet.ladder import runs, wave_table
+from tests.envs.gauntlet.helpers import HEAD, arena, make, metric, monster
+
+
+def test_competent_flicks_against_a_telegraphed_attack_and_a_blob():
+    env = make()
+    rec = arena(env, col=20)
+    monster(rec, 1, R.BOSS, 14, 20, m_atk=R.TELEGRAPH + 1)
+    monster(rec, 2, R.BLOB, 24, 26, m_atk=3, m_hp=R.HP[R.BLOB])
+    env.restore(0, rec)
+    for _ in range(12):
+        env.step(env.scripted_actions("competent"))
+    assert metric(env, "taken_boss") == 0 and metric(env, "taken_magic") + metric(env, "taken_ranged") == 0
+
+
+def test_competent_keeps_under_the_shield_and_targets_the_final_boss():
+    env = make()
+    rec = arena(env, wave=R.FINAL_WAVE, row=R.SHIELD_ROW + 2, shield_c=14, shield_dir=1, spawn_t=500)
+    monster(rec, 0, R.ZUK, R.ZUK_R, R.ZUK_C, m_atk=5)
+    env.restore(0, rec)
+    for _ in range(6 * R.ZUK_SPEED):
+        acts = env.scripted_actions("competent")
+        env.step(acts)
+    assert metric(env, "taken_final_boss") == 0 and acts[0, HEAD["target"]] == 1
+    assert env.records[0]["m_hp"][0] < R.HP[R.ZUK]
+
+
+def test_competent_reaches_deeper_than_steady():
+    deep = {p: runs(p, 32, seed=5, start_wave=12)["waves"] for p in ("competent", "steady")}
+    assert deep["competent"].mean() > deep["steady"].mean() + 1
+
+
+def test_wave_table_counts_runs_and_reach():
+    table = wave_table(np.array([3, 3, 5]), 6)
+    assert table == [(3, 2, 1.0), (4, 0, 1 / 3), (5, 1, 1 / 3), (6, 0, 0.0)]
