@@ -8,6 +8,7 @@ import pytest
 import sparring
 from sparring.cli import main
 from sparring.envs.duel.env import OBS_SIZE, Duel
+from sparring.envs.duel.rules import MAGIC, MELEE, RANGED
 from sparring.envs.duel.ladder import PAIRINGS, match
 from sparring.envs.duel.play import parse, play
 from sparring.kit.check import check
@@ -19,6 +20,21 @@ def test_make_gives_seat_rows_and_bounded_obs():
     for _ in range(50):
         env.step(env.scripted_actions("random"))
         assert np.isfinite(env.obs).all() and (np.abs(env.obs) <= 1).all()
+
+
+def test_threats_apply_range_gear_and_prayer_from_each_side():
+    env = sparring.make("duel", num_envs=1, seed=3, opponent="robot")
+    rec = env.snapshot()
+    rec["row"][0], rec["col"][0] = (2, 2), (2, 6)  # distance 4: ranged and magic reach, melee does not
+    rec["gear"][0], rec["prayer"][0] = (MELEE, RANGED), (0, MAGIC + 1)
+    env.restore([0], rec)
+    start = OBS_SIZE - 6
+    ranged_on_ranged = 0.60 * 26 / 4 / 7.5
+    magic_on_ranged_prayed = 0.40 * 28 / 5 / 7.5 * 2 / 5
+    ranged_on_melee, magic_on_melee = 0.40 * 26 / 4 / 7.5, 0.85 * 28 / 5 / 7.5
+    seat0, seat1 = env.obs[0, start:], env.obs[1, start:]
+    assert seat0 == pytest.approx([0, ranged_on_ranged, magic_on_ranged_prayed, 0, ranged_on_melee, magic_on_melee])
+    assert seat1 == pytest.approx([*seat0[3:], *seat0[:3]])
 
 
 def test_doctor_passes_without_warnings():

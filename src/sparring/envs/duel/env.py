@@ -10,12 +10,17 @@ Reward: +1 for the fighter that brings the other to 0 hp, -1 for the other,
 opt-in (``reward_damage``, ``reward_taken``, ``reward_prayer``, all 0 by default) and each term
 has its own episode metric. Metrics are from seat 0's point of view.
 
-Observation (67 floats in [-1, 1], from the observer's side): own fighter
+Observation (73 floats in [-1, 1], from the observer's side): own fighter
 block, the other's block (hp, prayer points, gear, overhead prayer, freeze
 and immunity timers, attack timer, eating timer, food, combo food, potion
 doses, special energy), own position, offset to the other and distance,
 the incoming and the outgoing projectile (ticks to land, style), the other's
-last actions (one-hot per head) and the tick fraction.
+last actions (one-hot per head), the tick fraction, and the threats: each
+style's damage rate (hit chance x max hit / weapon speed, 0 out of range, 2/5
+when prayed against), own against the other, then the other's against
+oneself. The threats are
+functions of the rest; spelled out, they let a policy learn in minutes which
+style to pray against before the other's weapon is ready.
 """
 
 from dataclasses import dataclass
@@ -26,8 +31,8 @@ from sparring.envs.duel import render
 from sparring.envs.duel.rules import (
     ARENA, COMBO, COMBO_HEAL, COMBOS, EAT, EAT_BOTH, EAT_DELAY, EAT_TICKS, FOOD, FOOD_HEAL, FOODS, FREEZE_TICKS,
     HEADS, IMMUNE_TICKS, MAGIC, MAX_DELAY, MAX_HIT, MAX_HP, MELEE, MOVE, POT_RESTORE, POTION, POTS, PRAY_MAX,
-    PRAY_OFF, PRAYED_DEN, PRAYED_NUM, PRAYER, SIZES, SPEC, SPEC_ACCURACY, SPEC_COST, SPEC_HIT, SPEC_MAX, SPEED,
-    STAY, STYLE, delay, distance, hit_chance, legalize, target, write_mask,
+    PRAY_OFF, PRAYED_DEN, PRAYED_NUM, PRAYER, RANGE, SIZES, SPEC, SPEC_ACCURACY, SPEC_COST, SPEC_HIT, SPEC_MAX,
+    SPEED, STAY, STYLE, delay, distance, hit_chance, legalize, target, write_mask,
 )
 from sparring.envs.duel.scripted import (
     random, random_play, reactive, reactive_play, robot, robot_play, tribrid, tribrid_play,
@@ -39,7 +44,8 @@ RANDOM, REACTIVE, TRIBRID, ROBOT, LEARNER = range(5)
 OPENING, TRADING, LOW_HP, FINISH = range(4)
 WIN, DRAW, DEALT, TAKEN, PRAYED, EATEN, SPECS, FREEZES, SHAPING_DAMAGE, SHAPING_TAKEN, SHAPING_PRAYER = range(11)
 FIGHTER_OBS = 16
-OBS_SIZE = 2 * FIGHTER_OBS + 5 + 2 * 4 + sum(SIZES) + 1
+OBS_SIZE = 2 * FIGHTER_OBS + 5 + 2 * 4 + sum(SIZES) + 1 + 2 * 3
+TOP_THREAT = MAX_HIT[MELEE] / SPEED[MELEE]  # the highest damage rate of a style: threats are fractions of it
 MAX_SPEED = 5
 
 
@@ -302,6 +308,22 @@ def projectile_obs(s, f, row, k):
 
 
 @helper
+def threat_obs(s, a, row, k):
+    """Fighter ``a``'s damage rate per style against the other as things stand, over melee's (0 out of range):
+    hit chance against the other's gear times max hit over weapon speed, cut to 2/5 when the other prays it."""
+    o = 1 - a
+    d = distance(s)
+    for style in range(3):
+        value = 0.0
+        if d <= RANGE[style]:
+            value = hit_chance(style, s.gear[o]) * MAX_HIT[style] / SPEED[style] / TOP_THREAT
+            if s.prayer[o] == style + 1:
+                value = value * PRAYED_NUM / PRAYED_DEN
+        row[k + style] = value
+    return k + 3
+
+
+@helper
 def write_obs(s, cfg, obs, mask):
     """Each seat's observation row and mask row."""
     span = ARENA - 1
@@ -323,6 +345,8 @@ def write_obs(s, cfg, obs, mask):
                 row[k] = 1.0 if s.last[o, h] == v else 0.0
                 k += 1
         row[k] = s.tick / cfg.max_ticks
+        k = threat_obs(s, a, row, k + 1)
+        threat_obs(s, o, row, k)
         write_mask(s, a, mask[a])
 
 
