@@ -15,6 +15,7 @@ from sparring.train.optim import make_optimizer
 from sparring.train.policy import policy_for
 from sparring.train.ppo import ppo_update
 from sparring.train.rollout import Rollout
+from sparring.train.schedule import EnvAnneal, parse_anneal
 from sparring.train.vec import make_env
 
 
@@ -52,6 +53,7 @@ class Trainer:
         self.opponent_name = opponent
         env_config, self.opponent_factory = make_opponent(env_cls, opponent, dict(env_config or {}), cfg)
         self.env_config = env_config
+        anneal = parse_anneal(cfg.env_anneal, cfg.vec)  # checked before any worker starts
         self.env = make_env(env_cls, cfg.num_envs, cfg.seed, cfg.vec, cfg.workers, cfg.ray_address, **env_config)
         self.policy = policy_for(self.env, cfg).to(self.device)
         self.policy.heads.to(self.device)
@@ -63,6 +65,7 @@ class Trainer:
             from sparring.explore.restarts import ArchiveRestarts
 
             self.restarts = ArchiveRestarts(self.env, self.rollout, cfg.archive_fraction, cfg.archive_every, cfg.seed)
+        self.anneal = EnvAnneal(self.env, anneal) if anneal else None
         self.global_step = 0
         self.iteration = 0
         self.elapsed = 0.0  # seconds spent training, carried across resumes
@@ -96,6 +99,7 @@ class Trainer:
         start = time.perf_counter()
         lr = self.cfg.lr * (1.0 - self.progress()) if self.cfg.anneal_lr else self.cfg.lr
         self.optimizer.set_lr(lr)
+        knobs = self.anneal.apply(self.progress()) if self.anneal is not None else {}
         perf = self.rollout.collect()
         collected = time.perf_counter()
         losses = ppo_update(self.policy, self.optimizer, self.rollout, self.cfg)
@@ -109,7 +113,7 @@ class Trainer:
             self.opponent.after_update(self.iteration)
         metrics = {"train/step": self.global_step, "train/iteration": self.iteration, "train/lr": lr,
                    "train/sps": self.batch_size / (end - start), "train/elapsed_s": self.elapsed,
-                   "perf/rollout_s": collected - start, "perf/update_s": end - collected, **perf, **losses}
+                   "perf/rollout_s": collected - start, "perf/update_s": end - collected, **perf, **losses, **knobs}
         metrics.update(self.rollout.stats.drain())
         if self.opponent is not None:
             metrics.update(self.opponent.metrics())
