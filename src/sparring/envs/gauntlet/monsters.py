@@ -296,8 +296,8 @@ def final_boss_turn(s):
     s.spawn_t -= 1
     if s.spawn_t <= 0:
         s.spawn_t = FINAL_SPAWN_EVERY
-        spawn(s, np.int64(RANGER), np.int64(1), np.int64(2), HP[RANGER])
-        spawn(s, np.int64(MAGE), np.int64(1), np.int64(COLS - 3), HP[MAGE])
+        spawn(s, np.int64(RANGER), np.int64(2), np.int64(ZUK_C - 5), HP[RANGER])
+        spawn(s, np.int64(MAGE), np.int64(2), np.int64(ZUK_C + 5), HP[MAGE])
     if not s.zuk_flags & BOSS_CALLED and s.m_hp[0] <= SUMMON_AT * HP[ZUK]:
         s.zuk_flags |= BOSS_CALLED
         spawn(s, np.int64(BOSS), np.int64(3), np.int64(ZUK_C), HP[BOSS])

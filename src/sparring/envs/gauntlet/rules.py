@@ -67,7 +67,7 @@ MOVES = np.array([1, 2, 1, 1, 1, 1, 1, 1, 1, 0], np.int64)
 # the gear (0 ranged, 1 magic) each type is weak to: the player's style minus one
 WEAK = np.array([RANGED, MAGIC, RANGED, RANGED, MAGIC, MAGIC, RANGED, RANGED, RANGED, RANGED], np.int64) - 1
 NIBBLE = 12  # pillar damage per nibbler bite
-MONSTER_ACC = 0.5
+MONSTER_ACC = 0.4
 BURROW_AFTER, BURROW_TICKS = 8, 3
 RAISE_CHANCE = 0.35
 TELEGRAPH = 3
@@ -90,11 +90,9 @@ _ORDER = (BAT, BLOB, MELEER, RANGER, MAGE)
 
 def _wave_table() -> np.ndarray:
     """Wave w (1..REGULAR): the monsters of the binary number w over (bat, blob, meleer, ranger, mage)."""
-    table = np.full((REGULAR + 1, 6), -1, np.int64)
+    table = np.full((REGULAR + 1, len(_ORDER)), -1, np.int64)
     for w in range(1, REGULAR + 1):
         kinds = [t for bit, t in enumerate(_ORDER) if w >> bit & 1]
-        if w > 16:  # the back half of the waves brings a second ranger or mage where it fits
-            kinds.append(RANGER if w % 2 else MAGE)
         table[w, :len(kinds)] = kinds
     return table
 
@@ -108,14 +106,14 @@ BOSS_C = np.array([5, 14, 23], np.int64)
 ZUK_R, ZUK_C = -2, 14
 ZUK_HIT, ZUK_SPEED, ZUK_ENRAGED = 150, 10, 7
 SUMMON_AT, HEALERS_AT, ENRAGE_AT = 0.6, 0.35, 0.15
-FINAL_SPAWN_EVERY, ZUK_HEALERS = 90, 4
+FINAL_SPAWN_EVERY, ZUK_HEALERS = 120, 4
 SHIELD_ROW, SHIELD_HALF, SHIELD_MIN, SHIELD_MAX, SHIELD_EVERY = 8, 2, 4, 24, 2
 BEFORE_SUMMON, SUMMONING, HEALING, POST_HEALERS, ENRAGED = range(5)
 STAGE_NAMES = ("before-summon", "summon", "healers", "post-healers", "enrage")
 
 # the player
 MAX_HP, PRAY_MAX, DRAIN_EVERY = 99, 99, 3
-HEALS, HEAL_HP, HEAL_DELAY = 10, 30, 2
+HEALS, HEAL_HP, HEAL_DELAY = 12, 30, 2
 RESTORES, RESTORE_PP = 6, 30
 GEAR_RANGE = np.array([10, 10], np.int64)  # ranged, magic
 GEAR_SPEED = np.array([3, 5], np.int64)
