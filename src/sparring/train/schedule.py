@@ -12,7 +12,8 @@ def parse_anneal(text: str, vec: str = "inprocess") -> list[tuple[str, float, fl
     step, while the other backends copy the config into their workers.
     """
     if text and vec != "inprocess":
-        raise ValueError(f"--train.env_anneal needs --train.vec inprocess, got {vec!r}")
+        raise ValueError(f"--train.env_anneal needs --train.vec inprocess, got {vec!r} "
+                         "(--train.env_anneal '' turns annealing off)")
     out = []
     for part in filter(None, (p.strip() for p in text.split(","))):
         knob, eq, rest = part.partition("=")

@@ -18,9 +18,9 @@ the incoming and the outgoing projectile (ticks to land, style), the other's
 last actions (one-hot per head), the tick fraction, and the threats: each
 style's damage rate (hit chance x max hit / weapon speed, 0 out of range, 2/5
 when prayed against), own against the other, then the other's against
-oneself. The threats are
-functions of the rest; spelled out, they let a policy learn in minutes which
-style to pray against before the other's weapon is ready.
+oneself. The threats are functions of the rest; spelled out, they let a
+policy learn sooner which style to pray against before the other's weapon is
+ready.
 """
 
 from dataclasses import dataclass
