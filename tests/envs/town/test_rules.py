@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from sparring.envs.town.env import TownConfig
 from sparring.envs.town.observe import PLACE, SELF, SLOT
 from sparring.envs.town.rules import legal
 from sparring.envs.town.text import describe, legal_actions_text
@@ -77,7 +78,7 @@ def test_goal_pays_once():
     assert _act(env, {})[0] == 0.0
 
 
-def test_team_term_shares_others_goals_and_is_off_by_default():
+def test_team_term_shares_others_goals_and_its_knob_defaults_to_off():
     env = quiet_town(reward_team=0.7)
     env.records[0]["coins"][[0, 1]] = GOAL_COINS
     refresh(env)
@@ -86,6 +87,7 @@ def test_team_term_shares_others_goals_and_is_off_by_default():
     assert rew[0] == pytest.approx(1.0 + 0.7 / others) and rew[2] == pytest.approx(0.7 * 2 / others)
     assert env.records[0]["metrics"][list(env.env_cls.metrics).index("shaping_team")] > 0
     assert (_act(env, {}) == 0.0).all()
+    assert TownConfig().reward_team == 0.0  # opt-in: only the defaults TOML turns it on, for training
     plain = quiet_town()
     plain.records[0]["coins"][0] = GOAL_COINS
     refresh(plain)

@@ -8,7 +8,10 @@ from sparring.envs.town.world import PLACE_COL, PLACE_ROW, RICH
 
 
 def quiet_town(num_envs: int = 1, seed: int = 0, **config):
-    """A town whose characters all stand together on the market tile, well fed, with no goods and 10 coins."""
+    """A town whose characters all stand together on the market tile, well fed, with no goods and 10 coins.
+
+    Without the team shaping term unless ``config`` asks for it (defaults.toml turns it on for training)."""
+    config.setdefault("reward_team", 0.0)
     env = sparring.make("town", num_envs=num_envs, seed=seed, autoreset=False, **config)
     for i in range(num_envs):
         rec = env.records[i]
