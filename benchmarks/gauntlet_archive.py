@@ -111,8 +111,9 @@ def main(argv=None) -> None:
         for arm, fraction in (("baseline", 0.0), ("archive", args.fraction)):
             result = run_arm(args, seed, fraction, train_set, env_config)
             runs[arm].append(result)
+            cells = "" if result["archive_cells"] is None else f", {result['archive_cells']} archive cells"
             print(f"  seed {seed} {arm:>8}: mean {result['field']} {np.mean(result['reach']):.2f}, clears "
-                  f"{np.mean(result['clear']):.1%}, {result['train_s']:.0f} s", flush=True)
+                  f"{np.mean(result['clear']):.1%}, {result['train_s']:.0f} s{cells}", flush=True)
     summary = report(runs, runs["baseline"][0]["field"])
     print(f"({time.perf_counter() - start:.0f} s in all)")
     if args.json:
