@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sparring.explore.agents import PolicyAgent, RandomAgent
+from sparring.explore.agents import RandomAgent
 from sparring.explore.archive import Archive
 from sparring.kit import registry
 
@@ -20,15 +20,16 @@ def make_agent(spec: str, env_name: str, env, seed: int = 0):
     """``"random"`` or a checkpoint path (a run folder or checkpoints/step-N)."""
     if spec == "random":
         return RandomAgent(env, seed)
+    from sparring.explore.policy_agent import PolicyAgent
     from sparring.train.checkpoint import load_policy
 
-    torch_seed(seed)
+    _torch_seed(seed)
     policy, _ = load_policy(spec, env_name, env)
     return PolicyAgent(env, policy.eval(), name=f"checkpoint:{spec}")
 
 
-def torch_seed(seed: int) -> None:
-    """Seed torch's sampling of policy actions."""
+def _torch_seed(seed: int) -> None:
+    """Seed torch's sampling of policy actions (torch loads only for a checkpoint agent)."""
     import torch
 
     torch.manual_seed(int(seed))

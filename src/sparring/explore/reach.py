@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from sparring.explore.cells import cell_fields, keys_of, decode
+from sparring.explore.cells import cell_fields, decode, keys_of
 from sparring.kit import registry
 
 
