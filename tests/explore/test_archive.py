@@ -79,6 +79,9 @@ def test_save_load_round_trip_and_clear_errors(tmp_path):
     with pytest.raises(ValueError, match="built for env 'serpent', not 'duel'"):
         Archive.load(str(tmp_path), sparring.kit.registry.get("duel"))
     meta = json.load(open(tmp_path / "archive.json"))
+    json.dump({**meta, "fields": ["wave"]}, open(tmp_path / "archive.json", "w"))
+    with pytest.raises(ValueError, match="now declares"):
+        Archive.load(str(tmp_path), Serpent)
     json.dump({**meta, "cells": 3}, open(tmp_path / "archive.json", "w"))
     with pytest.raises(ValueError, match="save was interrupted"):
         Archive.load(str(tmp_path), Serpent)

@@ -158,6 +158,9 @@ class Archive:
             raise ValueError(f"archive in {folder!r} holds {meta['env']!r} records of another layout (the env's state "
                              "changed since it was saved); explore anew")
         archive = cls(env_cls, tuple(meta["state_shape"]))
+        if list(archive.fields) != meta["fields"]:
+            raise ValueError(f"archive in {folder!r} has cells of fields {meta['fields']}, but {env_cls.name!r} now "
+                             f"declares {list(archive.fields)}; explore anew")
         with np.load(os.path.join(folder, "archive.npz"), allow_pickle=False) as data:
             if len(data["keys"]) != meta["cells"]:
                 raise ValueError(f"archive in {folder!r}: archive.npz has {len(data['keys'])} cells but archive.json "
