@@ -13,7 +13,12 @@ How it fits the rollout (``train.archive_fraction`` > 0):
   exactly; the fresh episode they cut short was bootstrapped with its value like any rollout end.
 
 A restart loads the cell's record but keeps the env's own generator state, so restarts from
-one cell see different dice.
+one cell see different dice. Restarted episodes count in the ``env/`` episode metrics like any
+other (their return includes what the cell's trajectory earned before it).
+
+Metrics per update: ``archive/cells``, ``archive/deepest`` (largest first cell field),
+``archive/restarts`` (this update) and ``archive/restarts_total``, ``archive/restart_success``
+(share of the restarted episodes that ended in the last rollout with a positive return).
 """
 
 from __future__ import annotations
@@ -91,11 +96,12 @@ class ArchiveRestarts:
         picked = candidates[self.rng.random(candidates.size) < self.fraction]
         if picked.size:
             self.restart(picked, self.archive.select(picked.size, self.rng))
+        self.restarted += int(picked.size)
         metrics = {"archive/cells": len(self.archive), "archive/deepest": self.archive.deepest(),
-                   "archive/restarts": int(picked.size)}
+                   "archive/restarts": int(picked.size), "archive/restarts_total": self.restarted}
         if self.outcomes:
             metrics["archive/restart_success"] = self.wins / self.outcomes
-        self.restarted, self.outcomes, self.wins = self.restarted + picked.size, 0, 0
+        self.outcomes, self.wins = 0, 0
         return metrics
 
     def restart(self, envs: np.ndarray, cells: np.ndarray) -> None:
