@@ -4,8 +4,9 @@ Every character of every town is played by the same brain (the scripted
 planner, uniformly random legal actions, or a trained checkpoint); each
 character-episode counts once: did it complete its goal, did it stay standing.
 
-    python benchmarks/town_goals.py                       # planner vs random, 1024 character-episodes each
-    python benchmarks/town_goals.py --checkpoint runs/town-.../checkpoints/latest.safetensors
+    python benchmarks/town_goals.py                       # planner vs random, 1000 character-episodes each
+    python benchmarks/town_goals.py --checkpoint runs/town-...            # and a trained run, sampling
+    python benchmarks/town_goals.py --checkpoint runs/town-... --greedy   # its most likely actions
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def summary(out: dict) -> str:
 def main() -> None:
     """Parse arguments, play each brain, print the table and whether the intervals separate."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--towns", type=int, default=128, help="episodes per brain (x 8 character-episodes)")
+    parser.add_argument("--towns", type=int, default=125, help="episodes per brain (x 8 character-episodes)")
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--checkpoint", help="also play this trained checkpoint (sampling unless --greedy)")
     parser.add_argument("--greedy", action="store_true")
