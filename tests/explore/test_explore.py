@@ -1,9 +1,12 @@
 """Archive exploration with random actions, and the reach of a policy from fresh starts."""
 
+import json
+
 import numpy as np
 import pytest
 
 import sparring
+from sparring.cli import main
 from sparring.explore.agents import random_actions
 from sparring.explore.explore import Explorer
 from sparring.explore.frontier import frontier_table, summary
@@ -42,3 +45,15 @@ def test_reach_plays_one_episode_per_env_from_its_start():
     result = reach("serpent", policy, episodes=6, seed=1)
     assert result["field"] == "dealt" and len(result["reach"]) == len(result["clear"]) == 6
     assert all(t > 0 for t in result["ticks"]) and min(result["reach"]) >= 0
+
+
+def test_explore_command_saves_resumes_and_names_a_wrong_env(tmp_path, capsys):
+    out = str(tmp_path / "archive")
+    assert main(["explore", "serpent", "--steps", "640", "--num-envs", "8", "--out", out, "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["out"] == out and first["steps"] == 640
+    assert main(["explore", "serpent", "--steps", "640", "--num-envs", "8", "--resume", out, "--json"]) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert second["visits"] == first["visits"] + 8 + 640 and second["cells"] >= first["cells"]
+    assert main(["explore", "duel", "--resume", out]) == 2
+    assert "built for env 'serpent', not 'duel'" in capsys.readouterr().err
