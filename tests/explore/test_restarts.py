@@ -1,12 +1,13 @@
 """Restarts inside training: the right record, the right recurrent state, and a run that resumes with its archive."""
 
 import numpy as np
+import pytest
 import torch
 
 import sparring
 from sparring.cli import build_parser, main
 from sparring.explore.archive import Archive
-from sparring.explore.restarts import ArchiveRestarts
+from sparring.explore.restarts import ArchiveRestarts, _rows_per_env
 from sparring.train.checkpoint import restore_trainer, save_checkpoint
 from sparring.train.config import make_train_config
 from sparring.train.policy import policy_for
@@ -87,3 +88,10 @@ def test_training_with_the_archive_resumes_with_it_and_explores_from_its_checkpo
     assert "cells found:" in text and "frontier:" in text
     archive, extra = Archive.load(str(out), sparring.kit.registry.get("serpent"))
     assert archive.state_shape == (1, 1, 16) and extra["steps"] == 600 and len(archive) > 1
+
+
+def test_rows_per_env_needs_the_same_trained_seats_in_every_env():
+    assert _rows_per_env(np.array([0, 2, 4]), 3, 2) == 1  # seat 0 of three two-seat envs
+    assert _rows_per_env(np.array([0, 1, 2, 3]), 2, 2) == 2
+    with pytest.raises(ValueError, match="same trained seats in every env"):
+        _rows_per_env(np.array([0, 1, 2]), 2, 2)
