@@ -41,7 +41,10 @@ def agent_env_config(spec: str, env_name: str) -> dict:
         return {}
     from sparring.record.policy import checkpoint_env_config
 
-    return checkpoint_env_config(spec, env_name)
+    try:
+        return checkpoint_env_config(spec, env_name)
+    except ValueError as exc:
+        raise ValueError(f"explore --policy is 'random' or a checkpoint; {exc}") from None
 
 
 class Explorer:
