@@ -132,7 +132,7 @@ def test_telegraphed_boss_attack_is_forecast_and_blocked_by_the_shown_prayer(env
 
 def _falling_pillar(env, hp):
     rec = arena(env, row=22, col=13, hp=hp)
-    rec["pil_hp"][2] = 5
+    rec["pil_hp"][2] = R.NIBBLE
     monster(rec, 1, R.NIBBLER, 18, 13, m_atk=1)
     env.restore(0, rec)
 
@@ -149,7 +149,7 @@ def test_a_falling_pillar_hurts_who_stands_next_to_it(env):
 def test_death_penalty_follows_the_config(death, expect):
     env = make(death=death)
     rec = arena(env, row=22, col=13, hp=1, wave=11)
-    rec["pil_hp"][2] = 5
+    rec["pil_hp"][2] = R.NIBBLE
     monster(rec, 1, R.NIBBLER, 18, 13, m_atk=1)
     monster(rec, 2, R.RANGER, 2, 2, m_atk=30)  # the wave goes on
     env.restore(0, rec)
@@ -213,15 +213,16 @@ def test_killing_the_final_boss_clears_the_run(env):
         env.step(act())
         if env.terminals[0]:
             break
-    assert env.terminals[0] and env.rewards[0] == 1.0 and metric(env, "clear") == 1
+    assert env.terminals[0] and env.rewards[0] == 1.0 and metric(env, "win") == 1
 
 
-def test_tick_limit_truncates_with_zero():
+def test_tick_limit_ends_the_run_like_a_death_so_stalling_does_not_pay():
     env = make(max_ticks=3)
     env.restore(0, arena(env, wave=2, gap=50))
     for _ in range(3):
         env.step(act())
-    assert env.truncations[0] and not env.terminals[0] and env.rewards[0] == 0.0
+    assert env.terminals[0] and env.rewards[0] == pytest.approx(-(1 - 1 / R.WAVES))
+    assert metric(env, "timed_out") == 1
 
 
 def test_bad_start_wave_names_the_valid_range():

@@ -21,11 +21,22 @@ Within a tick the rules resolve in this order:
 5. Prayer drains one point every ``DRAIN_EVERY`` ticks prayed; the weapon cools.
 6. A wave whose monsters are all dead is cleared (``reward_wave``, 0 by default);
    the next one spawns ``WAVE_GAP`` ticks later.
-7. A player at 0 hp dies (the ``death`` penalty); the tick limit truncates with 0.
+7. A player at 0 hp dies (the ``death`` penalty). Reaching the tick limit ends
+   the run the same way (metric ``timed_out``): a limit that paid more than a
+   death would teach stalling behind a pillar, where a stuck monster never
+   reaches the player.
 
-Reward: +1 for killing the final boss; at death ``progress`` (the default,
+Reward: +1 for killing the final boss; at death or the tick limit ``progress`` (the default,
 -(1 - waves cleared / WAVES)), ``flat`` (-1) or ``zero``; shaping per cleared wave
 is opt-in (``reward_wave``, metric ``shaping_wave``).
+
+Phases: ``wave 1`` .. ``wave 28``, ``bosses`` (wave 29), then the final boss's
+stages ``final/before-summon``, ``final/summon``, ``final/healers``,
+``final/post-healers``, ``final/enrage``. Metrics: ``win`` (the run was cleared),
+``wave`` (reached), ``lowest_hp``, damage taken and the killing blow by source
+(``taken_<source>``, ``killed_by_<source>``; sources melee, ranged, magic, boss,
+final_boss, pillar), ``healers_tagged``, ``healers_killed``, ``heals_used``,
+``restores_used``, ``pillars_lost``, ``timed_out``, ``shaping_wave``.
 
 Observation (370 floats in [-1, 1]): the player (tile, hp, prayer points,
 prayer, gear, weapon timer, doses, target set, behind the shield); pillar hp;
@@ -46,11 +57,11 @@ from sparring.envs.gauntlet.monsters import (
     damage, fill_forecast, hurt, monsters_turn, spawn_wave, update_visibility,
 )
 from sparring.envs.gauntlet.rules import (
-    ALIVE, BOSS_WAVE, BURROWED, CLEAR, COLS, DC, DEAD, DR, DRAIN_EVERY, DRINK_HEAL, DRINK_RESTORE, EMPTY,
+    ALIVE, BOSS_WAVE, BURROWED, COLS, DC, DEAD, DR, DRAIN_EVERY, DRINK_HEAL, DRINK_RESTORE, EMPTY,
     ENRAGE_AT, FINAL_SPAWN_EVERY, FINAL_WAVE, FORECAST, GEAR, GEAR_MAX, GEAR_SPEED, HEAL_DELAY, HEAL_HP, HEALER,
-    HEALERS_TAGGED, HEALS, HEALS_USED, HP, LOWEST_HP, MAX_HP, METRICS, MOVE, PILLAR_HP, PILLARS, PLAIN_ACC, PRAY_MAX,
+    HEALERS_TAGGED, HEALS, HEALS_USED, TIMED_OUT, HP, LOWEST_HP, MAX_HP, METRICS, MOVE, PILLAR_HP, PILLARS, PLAIN_ACC, PRAY_MAX,
     PRAY_OFF, PRAYER, RESTORE_PP, RESTORES, RESTORES_USED, ROWS, SHAPING_WAVE, SIZES, SLOTS, SPLIT, STAGE_NAMES, START_C,
-    START_R, SUPPLY, TAGGED, TARGET, TYPES, WAVE_GAP, WAVE_REACHED, WAVES, WEAK, WEAK_ACC, ZUK, ZUK_SPEED, covered,
+    START_R, SUPPLY, TAGGED, TARGET, TYPES, WAVE_GAP, WAVE_REACHED, WAVES, WEAK, WIN, WEAK_ACC, ZUK, ZUK_SPEED, covered,
     final_stage, in_reach, legal, phase_of, write_mask,
 )
 from sparring.envs.gauntlet.scripted import competent, steady
@@ -73,7 +84,8 @@ class GauntletConfig:
                               "fought its way there.")
     start_spread: int = knob(0, "Start at a wave drawn uniformly from start_wave..start_wave + start_spread "
                                 "(capped at 30).")
-    max_ticks: int = knob(12000, "Tick limit; reaching it ends the run with reward 0 (truncation).")
+    max_ticks: int = knob(12000, "Tick limit; reaching it ends the run as a death does (same penalty, metric "
+                                 "timed_out).")
 
 
 @helper
@@ -184,11 +196,11 @@ def end_of_tick(s, cfg, rew):
 
 
 @helper
-def resolve_tick(s, cfg, act, rew, term, trunc):
+def resolve_tick(s, cfg, act, rew, term):
     """One tick of the rules (see the module docstring)."""
     if player_turn(s, act):
         rew[0] += 1.0
-        s.metrics[CLEAR] = 1.0
+        s.metrics[WIN] = 1.0
         term[0] = True
         s.phase = phase_of(s)
         return
@@ -196,14 +208,14 @@ def resolve_tick(s, cfg, act, rew, term, trunc):
     end_of_tick(s, cfg, rew)
     update_visibility(s)
     s.phase = phase_of(s)
-    if s.hp == 0:
+    timed_out = s.hp > 0 and s.tick >= cfg.max_ticks
+    if s.hp == 0 or timed_out:
         if cfg.death == FLAT:
             rew[0] -= 1.0
         elif cfg.death == PROGRESS:
             rew[0] -= 1.0 - (s.wave - 1) / WAVES
+        s.metrics[TIMED_OUT] = 1.0 if timed_out else 0.0
         term[0] = True
-    elif s.tick >= cfg.max_ticks:
-        trunc[0] = True
 
 
 @helper
@@ -264,7 +276,7 @@ def reset(s, cfg):
 
 @kernel
 def step(s, cfg, act, rew, term, trunc):
-    resolve_tick(s, cfg, act, rew, term, trunc)
+    resolve_tick(s, cfg, act, rew, term)  # runs end only by terminals: the tick limit is a loss
 
 
 @kernel

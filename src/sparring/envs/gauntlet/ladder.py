@@ -34,10 +34,11 @@ def runs(policy: str, episodes: int, seed: int = 0, **config) -> dict:
         phase[ended] = env.records["phase"][ended]
         ticks[ended] = env.records["tick"][ended]
         open_ &= ~env.done
-    clear = metrics[:, names.index("clear")] > 0.5
-    died = env.records["hp"] == 0
+    clear = metrics[:, names.index("win")] > 0.5
+    timed_out = metrics[:, names.index("timed_out")] > 0.5
+    died = ~clear & ~timed_out
     return {"policy": policy, "episodes": episodes, "clears": int(clear.sum()), "deaths": int(died.sum()),
-            "timeouts": int((~clear & ~died).sum()), "waves": metrics[:, names.index("wave")].astype(np.int64),
+            "timeouts": int(timed_out.sum()), "waves": metrics[:, names.index("wave")].astype(np.int64),
             "ticks": float(ticks.mean()), "metrics": {n: float(metrics[:, k].mean()) for k, n in enumerate(names)},
             "death_phases": Counter(Gauntlet.phases[p] for p in phase[died])}
 

@@ -66,7 +66,7 @@ STYLE = np.array([MELEE, RANGED, -1, -1, MELEE, RANGED, MAGIC, -1, MELEE, -1], n
 MOVES = np.array([1, 2, 1, 1, 1, 1, 1, 1, 1, 0], np.int64)
 # the gear (0 ranged, 1 magic) each type is weak to: the player's style minus one
 WEAK = np.array([RANGED, MAGIC, RANGED, RANGED, MAGIC, MAGIC, RANGED, RANGED, RANGED, RANGED], np.int64) - 1
-NIBBLE = 12  # pillar damage per nibbler bite
+NIBBLE = 4  # pillar damage per nibbler bite
 MONSTER_ACC = 0.4
 BURROW_AFTER, BURROW_TICKS = 8, 3
 RAISE_CHANCE = 0.35
@@ -134,11 +134,12 @@ SRC_MELEE, SRC_RANGED, SRC_MAGIC, SRC_BOSS, SRC_ZUK, SRC_PILLAR = range(6)
 SOURCES = ("melee", "ranged", "magic", "boss", "final_boss", "pillar")
 FORECAST = 4  # ticks of incoming-hit forecast
 
-METRICS = ("clear", "wave", "lowest_hp", *(f"taken_{n}" for n in SOURCES), *(f"killed_by_{n}" for n in SOURCES),
-           "healers_tagged", "healers_killed", "heals_used", "restores_used", "pillars_lost", "shaping_wave")
-CLEAR, WAVE_REACHED, LOWEST_HP = range(3)
+METRICS = ("win", "wave", "lowest_hp", *(f"taken_{n}" for n in SOURCES), *(f"killed_by_{n}" for n in SOURCES),
+           "healers_tagged", "healers_killed", "heals_used", "restores_used", "pillars_lost", "timed_out",
+           "shaping_wave")
+WIN, WAVE_REACHED, LOWEST_HP = range(3)  # win: the run was cleared (what eval counts)
 TAKEN, KILLED_BY = 3, 3 + len(SOURCES)
-HEALERS_TAGGED, HEALERS_KILLED, HEALS_USED, RESTORES_USED, PILLARS_LOST, SHAPING_WAVE = range(
+HEALERS_TAGGED, HEALERS_KILLED, HEALS_USED, RESTORES_USED, PILLARS_LOST, TIMED_OUT, SHAPING_WAVE = range(
     3 + 2 * len(SOURCES), len(METRICS))
 
 

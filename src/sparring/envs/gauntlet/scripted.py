@@ -30,7 +30,7 @@ UNTAGGED_HEALER = TYPES  # a priority row of its own
 
 def _priority() -> np.ndarray:
     """Rank per type (lower first); index TYPES ranks an untagged healer."""
-    order = (UNTAGGED_HEALER, MAGE, BLOB, RANGER, BAT, SPLIT, MELEER, BOSS, HEALER, NIBBLER, ZUK)
+    order = (UNTAGGED_HEALER, NIBBLER, MAGE, BLOB, RANGER, BAT, SPLIT, MELEER, BOSS, HEALER, ZUK)
     rank = np.zeros(TYPES + 1, np.int64)
     for k, kind in enumerate(order):
         rank[kind] = k
@@ -146,8 +146,8 @@ def play(s, smart, act):
     elif k >= 0 and not in_reach(s, k):
         act[MOVE] = route(s, k)
     elif k < 0:
-        for j in range(SLOTS):  # nothing in sight: walk to the first monster that still fights
-            if s.m_state[j] == ALIVE and s.m_type[j] != NIBBLER:
+        for j in range(SLOTS):  # nothing in sight: walk to where the first monster is
+            if s.m_state[j] == ALIVE:
                 act[MOVE] = route(s, np.int64(j))
                 break
 
