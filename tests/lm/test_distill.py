@@ -17,6 +17,8 @@ def test_turns_record_the_teachers_legal_choice():
     assert 1 <= len(samples) <= 48 and {s.episode for s in samples} == {0}
     assert all(0 <= s.choice < len(s.turn.lines) for s in samples)
     assert any(s.choice > 0 for s in samples)  # the planner does more than wait
+    houses = collect_turns("scripted:planner", 1, seed=4, goal="house", days=1)
+    assert all("Your goal (house)" in s.turn.text for s in houses)
 
 
 def test_choice_loss_falls_when_trained_on_the_teachers_lines():

@@ -88,7 +88,7 @@ def collect_turns(teacher: str, episodes: int, seed: int = 0, env: str = "town",
             batch.step(actions)
         done += playing
         batch.reset_envs(np.arange(batch.num_envs))
-        set_goal(batch)
+        set_goal(batch, goal)
     return samples
 
 
@@ -177,7 +177,8 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
     size = ModelSize(cfg.hidden, cfg.layers, cfg.heads, cfg.intermediate, cfg.context)
     model = build_model(tokenizer, size, cfg.seed)
     scorer = LineScorer(model, tokenizer)
-    train = [s for s in train if scorer.fits(scorer.prompt_ids(s.turn.text), [scorer.line_ids(x) for x in s.turn.lines])]
+    train = [s for s in train
+             if scorer.fits(scorer.prompt_ids(s.turn.text), [scorer.line_ids(x) for x in s.turn.lines])]
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=0.01)
     rng = np.random.default_rng(cfg.seed)
     bar = tqdm(range(cfg.steps), desc="distill", disable=not progress, file=sys.stderr, mininterval=1.0)

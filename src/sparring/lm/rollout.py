@@ -56,16 +56,15 @@ def learner_env(num_envs: int, seed: int, env: str = "town", goal: str = "any", 
     cls = registry.get(env)
     batch = BatchedEnv(cls, num_envs=num_envs, seed=seed, autoreset=False,
                        **{**config, "background": cls.num_agents - 1})
-    batch.goal = goal
-    set_goal(batch)
+    set_goal(batch, goal)
     return batch
 
 
-def set_goal(batch: BatchedEnv) -> None:
-    """Give character 0 of every town the goal ``batch.goal`` (unless "any") and refresh the observations."""
-    if batch.goal != "any":
+def set_goal(batch: BatchedEnv, goal: str) -> None:
+    """Give character 0 of every town ``goal`` (unless "any") and refresh the observations."""
+    if goal != "any":
         recs = batch.snapshot()
-        recs["goal"][:, LEARNER] = GOAL_NAMES.index(batch.goal)
+        recs["goal"][:, LEARNER] = GOAL_NAMES.index(goal)
         batch.restore(None, recs)
 
 

@@ -34,7 +34,8 @@ def cmd_distill(args, env_config: dict) -> int:
     except FileExistsError as exc:
         raise ValueError(str(exc)) from None
     print(f"saved {args.out}: {report['parameters']} parameters; held-out action accuracy "
-          f"{report['held_out_accuracy']:.3f} over {report['held_out_turns']} turns (train {report['train_accuracy']:.3f})")
+          f"{report['held_out_accuracy']:.3f} over {report['held_out_turns']} turns "
+          f"(train {report['train_accuracy']:.3f})")
     return 0
 
 
