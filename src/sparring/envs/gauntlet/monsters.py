@@ -70,7 +70,8 @@ def spawn_wave(s):
     if s.wave == BOSS_WAVE:
         for b in range(BOSSES_IN_BOSS_WAVE):
             k = spawn(s, np.int64(BOSS), BOSS_R[b], BOSS_C[b], HP[BOSS])
-            s.m_atk[k] = TELEGRAPH + 2 + 2 * b  # staggered, so that a flicking player can answer each
+            if k >= 0:
+                s.m_atk[k] = TELEGRAPH + 2 + 2 * b  # staggered, so that a flicking player can answer each
         return
     if s.wave == FINAL_WAVE:
         s.m_type[0], s.m_state[0], s.m_hp[0], s.m_r[0], s.m_c[0] = ZUK, ALIVE, HP[ZUK], ZUK_R, ZUK_C
