@@ -38,3 +38,13 @@ def test_competent_reaches_deeper_than_steady():
 def test_wave_table_counts_runs_and_reach():
     table = wave_table(np.array([3, 3, 5]), 6)
     assert table == [(3, 2, 1.0), (4, 0, 1 / 3), (5, 1, 1 / 3), (6, 0, 0.0)]
+
+
+def test_competent_walks_around_a_pillar_to_a_hidden_monster():
+    env = make()
+    rec = arena(env, row=23, col=13)
+    monster(rec, 1, R.NIBBLER, 17, 13, m_vis=0)  # behind pillar 2 (rows 19-21, cols 12-14), eating it
+    env.restore(0, rec)
+    for _ in range(15):
+        env.step(env.scripted_actions("competent"))
+    assert env.records[0]["m_vis"][1] == 1 or env.records[0]["m_state"][1] != R.ALIVE
