@@ -46,8 +46,9 @@ def step_rate(env, seconds: float) -> float:
 
 def train_rate(vec: str, envs: int, workers: int, iterations: int) -> float:
     """Median learner agent-steps/s of PPO iterations on duel vs robot with backend ``vec``."""
+    # env_anneal off: duel's shaping fade needs the in-process backend, and only throughput is compared here
     cfg = make_train_config(registry.get("duel"), {"num_envs": envs, "steps": 10**12, "anneal_lr": False,
-                                                   "vec": vec, "workers": workers})
+                                                   "vec": vec, "workers": workers, "env_anneal": ""})
     trainer = Trainer("duel", cfg, opponent="robot")
     try:
         trainer.iterate()
