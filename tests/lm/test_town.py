@@ -67,3 +67,13 @@ def test_play_town_with_brains_served_over_http(tmp_path, town_model):
     rec = Recording(report.recording)
     assert rec.episode_ids() == [0] and "Ada=openai:" in rec.meta.policy
     assert "fallbacks" in report.text()
+
+
+def test_play_town_counts_and_records_exactly_the_episodes_asked(tmp_path):
+    report = play_town(["scripted:planner_noisy:0", "scripted"], episodes=3, seed=2, record=str(tmp_path),
+                       num_envs=2, days=1)
+    assert [c.episodes for c in report.characters] == [3] * 8
+    assert Recording(report.recording).episode_ids() == [0, 1, 2]
+    assert report.brains["scripted:planner"]["turns"] > report.brains["scripted:planner_noisy:0"]["turns"] > 0
+    with pytest.raises(ValueError, match="town.parquet exists"):
+        play_town(["scripted"], record=str(tmp_path), days=1)

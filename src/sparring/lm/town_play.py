@@ -89,7 +89,8 @@ def play_town(specs: list[str], episodes: int = 1, seed: int = 0, record: str | 
         out = os.path.join(record, "town.parquet")
         if os.path.exists(out):
             raise ValueError(f"{out} exists; give --record a new or empty folder")
-        recorder = Recorder(batch, out, policy="; ".join(f"{NAMES[a]}={shared[s].name}" for a, s in seat_spec.items()))
+        recorder = Recorder(batch, out, policy="; ".join(f"{NAMES[a]}={shared[s].name}" for a, s in seat_spec.items()),
+                            max_episodes=episodes)  # a last partial round also steps envs it does not count
     done, turns = 0, dict.fromkeys(shared, 0)
     try:
         while done < episodes:
