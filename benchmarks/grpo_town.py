@@ -38,7 +38,8 @@ def _evaluate(folder: str, args, label: str) -> dict:
                       days=args.days)
     low, high = result["ci95"]
     print(f"{label}: success {result['success_rate']:.3f} [{low:.3f}, {high:.3f}] over {result['episodes']} "
-          f"episodes; {result['tokens_per_s']:.0f} tokens/s read while playing ({result['seconds']:.0f} s)",
+          f"episodes; {result['tokens_per_s']:.0f} tokens/s read while playing, {result['decisions_per_s']:.1f} "
+          f"decisions/s ({result['seconds']:.0f} s)",
           flush=True)
     return result
 

@@ -246,6 +246,7 @@ def grpo(out: str, model: str | None = None, cfg: GRPOConfig = GRPOConfig(), res
                "parse_failure_rate": played.unfit / max(1, len(played.turns) + played.unfit),
                "turns": len(played.turns), "trained_turns": stats["samples"],
                "tokens_per_s": played.tokens / max(played.seconds, 1e-9),
+               "decisions_per_s": played.decisions / max(played.seconds, 1e-9),
                "seconds_per_group": spent / cfg.groups, "groups_per_min": 60 * cfg.groups / spent}
         history.append(row)
         log(f"grpo {it + 1}/{cfg.iterations}: reward {row['reward']:.3f} success {row['success_rate']:.3f} "

@@ -46,6 +46,8 @@ class Rollout:
     """Prompt and candidate tokens the model read."""
     unfit: int
     """Turns whose prompt did not fit the model's context (the safe action was taken)."""
+    decisions: int
+    """Turns the model was asked to play (unfit ones included)."""
     seconds: float
 
 
@@ -89,7 +91,7 @@ def play_out(scorer: LineScorer, batch: BatchedEnv, temperature: float, rng: np.
     """Play every town of ``batch`` for ``turns`` ticks (0: to the episode end) with the model as character 0."""
     started = time.perf_counter()
     samples: list[TurnSample] = []
-    tokens = unfit = ticks = 0
+    tokens = unfit = ticks = decisions = 0
     best = np.zeros(batch.num_envs)
     while not batch.done.all() and (turns <= 0 or ticks < turns):
         envs = [e for e in range(batch.num_envs) if not batch.done[e] and batch.records["alive"][e][LEARNER]]
@@ -98,6 +100,7 @@ def play_out(scorer: LineScorer, batch: BatchedEnv, temperature: float, rng: np.
             ts = [turn(batch.records[e], batch.config, LEARNER) for e in envs]
             picked = choose_lines(scorer, [t.text for t in ts], [t.lines for t in ts], temperature, rng, batch_size)
             tokens += picked.tokens
+            decisions += len(envs)
             for j, (e, t, k) in enumerate(zip(envs, ts, picked.index)):
                 if k < 0:
                     unfit += 1
@@ -109,7 +112,7 @@ def play_out(scorer: LineScorer, batch: BatchedEnv, temperature: float, rng: np.
         ticks += 1
         best = np.maximum(best, [progress(s) for s in batch.records])
     success = batch.records["goal_done"][:, LEARNER].astype(np.float64)
-    return Rollout(samples, success, best, tokens, unfit, time.perf_counter() - started)
+    return Rollout(samples, success, best, tokens, unfit, decisions, time.perf_counter() - started)
 
 
 def evaluate(scorer: LineScorer, episodes: int, seed: int, temperature: float = 1.0, goal: str = "any",
@@ -118,7 +121,7 @@ def evaluate(scorer: LineScorer, episodes: int, seed: int, temperature: float = 
     from sparring.evaluate.wilson import wilson_interval
 
     rng = np.random.default_rng(seed)
-    wins = tokens = unfit = 0
+    wins = tokens = unfit = decisions = 0
     seconds = 0.0
     for start in range(0, episodes, num_envs):
         n = min(num_envs, episodes - start)
@@ -126,6 +129,8 @@ def evaluate(scorer: LineScorer, episodes: int, seed: int, temperature: float = 
         out = play_out(scorer, batch, temperature, rng, 0, batch_size, keep=False)
         wins += int(out.success.sum())
         tokens, unfit, seconds = tokens + out.tokens, unfit + out.unfit, seconds + out.seconds
+        decisions += out.decisions
     low, high = wilson_interval(wins, episodes)
     return {"episodes": episodes, "successes": wins, "success_rate": wins / episodes, "ci95": [low, high],
-            "tokens_per_s": tokens / max(seconds, 1e-9), "unfit_turns": unfit, "seconds": seconds}
+            "tokens_per_s": tokens / max(seconds, 1e-9), "decisions_per_s": decisions / max(seconds, 1e-9),
+            "unfit_turns": unfit, "seconds": seconds}
