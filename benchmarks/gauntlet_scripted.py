@@ -34,8 +34,8 @@ def report(r: dict) -> list[str]:
     lines.append(f"  deaths by damage source: {killers}")
     lines.append("  deadliest phases: " + (", ".join(f"{p} {n}" for p, n in r["death_phases"].most_common(5)) or "-"))
     lines.append(f"  per run: heals {m['heals_used']:.2f}, restores {m['restores_used']:.2f}, pillars lost "
-                 f"{m['pillars_lost']:.2f}, healers tagged {m['healers_tagged']:.2f} / killed {m['healers_killed']:.2f}, "
-                 f"lowest hp {m['lowest_hp']:.1f}")
+                 f"{m['pillars_lost']:.2f}, healers tagged {m['healers_tagged']:.2f} / killed "
+                 f"{m['healers_killed']:.2f}, lowest hp {m['lowest_hp']:.1f}")
     return lines
 
 

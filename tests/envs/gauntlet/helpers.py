@@ -27,7 +27,7 @@ def arena(env, seed=3, **fields):
 
 
 def monster(rec, k, kind, r, c, **fields):
-    """Put a ``kind`` monster in slot ``k`` on (r, c), alive with full hp and in sight unless ``fields`` say otherwise."""
+    """A ``kind`` monster in slot ``k`` on (r, c): alive, full hp, in sight, unless ``fields`` say otherwise."""
     rec["m_type"][k], rec["m_state"][k], rec["m_hp"][k] = kind, R.ALIVE, R.HP[kind]
     rec["m_r"][k], rec["m_c"][k], rec["m_atk"][k], rec["m_vis"][k] = r, c, R.SPEED[kind], 1
     rec["m_flag"][k], rec["m_tele"][k], rec["m_style"][k], rec["m_link"][k], rec["m_idle"][k] = 0, 0, 0, -1, 0

@@ -1,6 +1,5 @@
 """`gauntlet` mechanics, tick by tick, from hand-built states."""
 
-import numpy as np
 import pytest
 
 from sparring.envs.gauntlet import rules as R

@@ -53,16 +53,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from sparring.envs.gauntlet import cells, render
-from sparring.envs.gauntlet.monsters import (
-    damage, fill_forecast, hurt, monsters_turn, spawn_wave, update_visibility,
-)
+from sparring.envs.gauntlet.monsters import damage, fill_forecast, monsters_turn, spawn_wave, update_visibility
 from sparring.envs.gauntlet.rules import (
-    ALIVE, BOSS_WAVE, BURROWED, COLS, DC, DEAD, DR, DRAIN_EVERY, DRINK_HEAL, DRINK_RESTORE, EMPTY,
-    ENRAGE_AT, FINAL_SPAWN_EVERY, FINAL_WAVE, FORECAST, GEAR, GEAR_MAX, GEAR_SPEED, HEAL_DELAY, HEAL_HP, HEALER,
-    HEALERS_TAGGED, HEALS, HEALS_USED, TIMED_OUT, HP, LOWEST_HP, MAX_HP, METRICS, MOVE, PILLAR_HP, PILLARS, PLAIN_ACC, PRAY_MAX,
-    PRAY_OFF, PRAYER, RESTORE_PP, RESTORES, RESTORES_USED, ROWS, SHAPING_WAVE, SIZES, SLOTS, SPLIT, STAGE_NAMES, START_C,
-    START_R, SUPPLY, TAGGED, TARGET, TYPES, WAVE_GAP, WAVE_REACHED, WAVES, WEAK, WIN, WEAK_ACC, ZUK, ZUK_SPEED, covered,
-    final_stage, in_reach, legal, phase_of, write_mask,
+    ALIVE, BOSS_WAVE, BURROWED, COLS, DC, DEAD, DR, DRAIN_EVERY, DRINK_HEAL, DRINK_RESTORE, EMPTY, ENRAGE_AT,
+    FINAL_SPAWN_EVERY, FINAL_WAVE, GEAR, GEAR_MAX, GEAR_SPEED, HEALER, HEALERS_TAGGED, HEALS, HEALS_USED,
+    HEAL_DELAY, HEAL_HP, HP, LOWEST_HP, MAX_HP, METRICS, MOVE, PILLARS, PILLAR_HP, PLAIN_ACC, PRAYER, PRAY_MAX,
+    PRAY_OFF, RESTORES, RESTORES_USED, RESTORE_PP, ROWS, SHAPING_WAVE, SIZES, SLOTS, SPLIT, STAGE_NAMES, START_C,
+    START_R, SUPPLY, TAGGED, TARGET, TIMED_OUT, TYPES, WAVES, WAVE_GAP, WAVE_REACHED, WEAK, WEAK_ACC, WIN, ZUK,
+    ZUK_SPEED, covered, final_stage, in_reach, legal, phase_of, write_mask,
 )
 from sparring.envs.gauntlet.scripted import competent, steady
 from sparring.kit import Env, Heads, Obs, choice, helper, kernel, knob, rand_float, rand_int
@@ -90,7 +88,8 @@ class GauntletConfig:
 
 @helper
 def worn_player(s, wave):
-    """A plausible player arriving at ``wave``: hp, prayer, doses and pillars spent in proportion to the waves behind."""
+    """A plausible player arriving at ``wave``: hp, prayer, doses and pillars spent in proportion to the waves
+    behind (uniformly up to a share that grows with the wave)."""
     f = (wave - 1) / (WAVES - 1)
     s.hp = MAX_HP - rand_int(s, 1 + int(40 * f))
     s.pp = PRAY_MAX - rand_int(s, 1 + int(60 * f))
