@@ -277,7 +277,8 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--policy", metavar="scripted:NAME", help="evaluate the env's scripted policy NAME as the "
                                                                     "player instead of a --checkpoint")
             p.add_argument("--metric", metavar="NAME", help="also report the rate of this yes/no env metric per "
-                                                           "learner seat with its 95%% Wilson interval (town: goal_rate)")
+                                                           "learner seat with its 95%% Wilson interval "
+                                                           "(town: goal_rate)")
             p.add_argument("--record", metavar="FILE", help="keep the evaluated episodes as a .parquet recording")
             p.add_argument("--worst", type=int, default=0, metavar="K",
                            help="write HTML replays of the K lowest-return episodes next to --record (else into "
