@@ -79,3 +79,15 @@ def test_cli_grpo_and_bad_arguments(town_model, tmp_path, capsys):
     assert "plays a town env" in capsys.readouterr().err
     assert main(["play", "town", "--brain", "nobody"]) == 2
     assert "unknown brain 'nobody'" in capsys.readouterr().err
+
+
+def test_gathering_progress_rewards_the_tavern_and_company():
+    from sparring.envs.town.world import PLACE_COL, PLACE_ROW, TAVERN
+    from sparring.lm.rollout import progress
+
+    s = learner_env(1, 3, goal="gathering", days=1).records[0].copy()
+    assert progress(s) == 0.0  # at home
+    s["row"][:3], s["col"][:3] = PLACE_ROW[TAVERN], PLACE_COL[TAVERN]
+    assert progress(s) == pytest.approx(0.3 + 0.6 * 2 / 3)
+    s["goal_done"][0] = 1
+    assert progress(s) == 1.0

@@ -72,7 +72,7 @@ def set_goal(batch: BatchedEnv, goal: str) -> None:
 
 def progress(s) -> float:
     """How far character 0 is towards its goal now, in [0, 0.9] (1 once it is done): coins held (rich), wood and
-    coins held (house), others with it at the tavern (gathering)."""
+    coins held (house), being at the tavern and the others there with it (gathering)."""
     if s["goal_done"][LEARNER]:
         return 1.0
     goal = int(s["goal"][LEARNER])
@@ -83,7 +83,7 @@ def progress(s) -> float:
         return 0.45 * (min(float(s["goods"][LEARNER][WOOD]) / HOUSE_WOOD, 1.0) + min(coins / HOUSE_COINS, 1.0))
     here = (s["row"] == s["row"][LEARNER]) & (s["col"] == s["col"][LEARNER]) & (s["alive"] == 1)
     at_tavern = s["row"][LEARNER] == PLACE_ROW[TAVERN] and s["col"][LEARNER] == PLACE_COL[TAVERN]
-    return 0.9 * min((int(here.sum()) - 1) / GATHER_OTHERS, 1.0) if at_tavern else 0.0
+    return 0.3 + 0.6 * min((int(here.sum()) - 1) / GATHER_OTHERS, 1.0) if at_tavern else 0.0
 
 
 def play_out(scorer: LineScorer, batch: BatchedEnv, temperature: float, rng: np.random.Generator,
