@@ -6,7 +6,7 @@ from collections import Counter
 
 import numpy as np
 
-from sparring.kit.batch import BatchedEnv
+from sparring.kit.scripted_episodes import first_episodes
 
 
 def runs(policy: str, episodes: int, seed: int = 0, **config) -> dict:
@@ -19,21 +19,8 @@ def runs(policy: str, episodes: int, seed: int = 0, **config) -> dict:
     """
     from sparring.envs.gauntlet.env import Gauntlet
 
-    env = BatchedEnv(Gauntlet, num_envs=episodes, seed=seed, autoreset=False, **config)
-    names = list(Gauntlet.metrics)
-    metrics = np.zeros((episodes, len(names)), np.float64)
-    phase = np.zeros(episodes, np.int64)
-    ticks = np.zeros(episodes, np.int64)
-    open_ = np.ones(episodes, np.bool_)
-    acts = np.zeros((env.rows, len(env.heads.sizes)), np.int32)
-    while open_.any():
-        env.scripted_actions(policy, out=acts)
-        env.step(acts)
-        ended = env.done & open_
-        metrics[ended] = env.records["metrics"][ended]
-        phase[ended] = env.records["phase"][ended]
-        ticks[ended] = env.records["tick"][ended]
-        open_ &= ~env.done
+    played = first_episodes(Gauntlet, policy, episodes, seed, **config)
+    names, metrics, phase, ticks = list(Gauntlet.metrics), played["metrics"], played["phase"], played["ticks"]
     clear = metrics[:, names.index("win")] > 0.5
     timed_out = metrics[:, names.index("timed_out")] > 0.5
     died = ~clear & ~timed_out

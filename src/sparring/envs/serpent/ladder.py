@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-import numpy as np
-
-from sparring.kit.batch import BatchedEnv
+from sparring.kit.scripted_episodes import first_episodes
 
 
 def fights(policy: str, episodes: int, seed: int = 0, **config) -> dict:
@@ -19,19 +17,8 @@ def fights(policy: str, episodes: int, seed: int = 0, **config) -> dict:
     """
     from sparring.envs.serpent.env import Serpent
 
-    env = BatchedEnv(Serpent, num_envs=episodes, seed=seed, autoreset=False, **config)
-    names = list(Serpent.metrics)
-    metrics = np.zeros((episodes, len(names)), np.float64)
-    phase = np.zeros(episodes, np.int64)
-    open_ = np.ones(episodes, np.bool_)
-    acts = np.zeros((env.rows, len(env.heads.sizes)), np.int32)
-    while open_.any():
-        env.scripted_actions(policy, out=acts)
-        env.step(acts)
-        ended = env.done & open_
-        metrics[ended] = env.records["metrics"][ended]
-        phase[ended] = env.records["phase"][ended]
-        open_ &= ~env.done
+    played = first_episodes(Serpent, policy, episodes, seed, **config)
+    names, metrics, phase = list(Serpent.metrics), played["metrics"], played["phase"]
     win, draw = metrics[:, names.index("win")] > 0.5, metrics[:, names.index("draw")] > 0.5
     died = ~win & ~draw
     return {"policy": policy, "episodes": episodes, "kills": int(win.sum()), "deaths": int(died.sum()),
