@@ -186,7 +186,9 @@ def plot_success(history: list[dict], path: str) -> None:
 
 def _load(folder: str):
     from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging as hf_logging
 
+    hf_logging.disable_progress_bar()  # no "Loading weights" bar between the live metrics
     tok = AutoTokenizer.from_pretrained(folder, local_files_only=True)
     model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True)
     model.eval()
