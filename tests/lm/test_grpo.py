@@ -32,7 +32,6 @@ def test_copies_of_a_group_differ_only_by_the_models_choices(scorer):
     out = play_out(scorer, batch, 1e-4, np.random.default_rng(0), turns=4)  # near-greedy: the same choices
     by_copy = [[(t.choice, t.prompt) for t in out.turns if t.env == e] for e in range(3)]
     assert len(by_copy[0]) == 4 and by_copy[0] == by_copy[1] == by_copy[2]
-    assert len(set(batch.records.tobytes()[i::3] for i in range(1))) == 1
     assert batch.records[0].tobytes() == batch.records[1].tobytes() == batch.records[2].tobytes()
 
 
