@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import time
 
 from sparring.kit import registry
 from sparring.train.dashboard import Dashboard
@@ -71,5 +72,7 @@ def test_wandb_offline_run_keeps_the_metrics(tmp_path, monkeypatch):
         log.write({"train/step": s, "train/sps": 1000.5 + s})
     log.close()
     (path,) = (tmp_path / "wandb").glob("offline-run-*/run-*.wandb")
-    rows = [r for r in wandb_history(path) if "train/sps" in r]
+    deadline = time.monotonic() + 60  # W&B's service process may still be flushing the file after finish()
+    while not (rows := [r for r in wandb_history(path) if "train/sps" in r]) and time.monotonic() < deadline:
+        time.sleep(0.5)
     assert [(r["_step"], r["train/sps"]) for r in rows] == [(1, 1001.5), (2, 1002.5)]
