@@ -63,6 +63,22 @@ def test_selection_favours_thin_cells():
     assert archive.restarts.tolist() == [401, 2] and archive.success_rate()[1] == 0.5
 
 
+def test_frontier_bias_favours_the_deepest_cells():
+    from sparring.envs.serpent.env import DEALT
+
+    records = serpent_records(3)
+    records["metrics"][:, DEALT] = [0, 36 * 4, 36 * 5]  # progress fields 0, 4 and 5
+    archive = Archive(Serpent)
+    archive.insert(records, [0.0, 0.0, 0.0])
+    plain = archive.weights()
+    assert np.allclose(archive.weights(2.0), plain * np.exp(2.0 * np.array([-5.0, -1.0, 0.0])))
+    cells = archive.select(3000, np.random.default_rng(0), frontier=2.0)
+    shares = np.bincount(cells, minlength=3) / len(cells)
+    assert shares[0] < 0.01 and 0.08 < shares[1] < 0.18 and shares[2] > 0.8
+    with pytest.raises(ValueError, match="frontier bias must be >= 0"):
+        archive.select(1, np.random.default_rng(0), frontier=-1.0)
+
+
 def test_save_load_round_trip_and_clear_errors(tmp_path):
     archive = Archive(Serpent, (1, 1, 4))
     states = np.arange(16, dtype=np.float32).reshape(4, 1, 1, 4)

@@ -10,7 +10,10 @@ Selection favours cells where the policy is thin. A cell's weight is
     w = 1 / sqrt(1 + chosen) + 1 / sqrt(1 + visits) + (1 - successes / restarts)
 
 (the last term is 1 while no restart from the cell has ended): rarely chosen, rarely
-visited, or rarely won from. Cells are drawn with probability w / sum(w).
+visited, or rarely won from. Cells are drawn with probability w / sum(w). A ``frontier``
+bias b > 0 multiplies w by exp(b * (progress - deepest)), progress being the cell's first
+field: b = 1 makes a cell one wave behind the deepest one e times less likely, so restarts
+gather where the policy has only just arrived.
 """
 
 from __future__ import annotations
@@ -98,15 +101,21 @@ class Archive:
         """Successes / restarts per cell (0 where no restart has ended)."""
         return self.successes / np.maximum(self.restarts, 1)
 
-    def weights(self) -> np.ndarray:
-        """Selection weight per cell (see the module docstring)."""
-        return 1.0 / np.sqrt(1.0 + self.chosen) + 1.0 / np.sqrt(1.0 + self.visits) + (1.0 - self.success_rate())
+    def weights(self, frontier: float = 0.0) -> np.ndarray:
+        """Selection weight per cell, with the ``frontier`` bias (see the module docstring)."""
+        w = 1.0 / np.sqrt(1.0 + self.chosen) + 1.0 / np.sqrt(1.0 + self.visits) + (1.0 - self.success_rate())
+        if frontier > 0 and len(self):
+            progress = self.field_values()[:, 0].astype(np.float64)
+            w = w * np.exp(frontier * (progress - progress.max()))
+        return w
 
-    def select(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        """Draw ``n`` cells (indices) by weight, and count them as chosen."""
+    def select(self, n: int, rng: np.random.Generator, frontier: float = 0.0) -> np.ndarray:
+        """Draw ``n`` cells (indices) by weight (``frontier``: see the module docstring), and count them as chosen."""
         if not len(self):
             raise ValueError("the archive is empty: insert records before selecting cells")
-        w = self.weights()
+        if frontier < 0:
+            raise ValueError(f"the frontier bias must be >= 0 (0: none), got {frontier}")
+        w = self.weights(frontier)
         cells = rng.choice(len(self), size=int(n), p=w / w.sum())
         np.add.at(self.chosen, cells, 1)
         return cells

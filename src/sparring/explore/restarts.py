@@ -35,15 +35,19 @@ class ArchiveRestarts:
     Args:
       env: the trainer's env (any vec backend); rollout: its :class:`~sparring.train.rollout.Rollout`;
       fraction: probability that an ended episode's env restarts from the archive (0..1);
-      every: env steps between snapshots into the archive; seed: seed of the cell draws.
+      every: env steps between snapshots into the archive; seed: seed of the cell draws;
+      frontier: the selection's bias towards the deepest cells (:meth:`Archive.weights`).
     """
 
-    def __init__(self, env, rollout, fraction: float, every: int, seed: int):
+    def __init__(self, env, rollout, fraction: float, every: int, seed: int, frontier: float = 0.0):
         if not 0.0 < fraction <= 1.0:
             raise ValueError(f"train.archive_fraction must be in (0, 1] to use the archive, got {fraction}")
         if every < 1:
             raise ValueError(f"train.archive_every must be a positive number of steps, got {every}")
+        if frontier < 0:
+            raise ValueError(f"train.archive_frontier must be >= 0 (0: no bias), got {frontier}")
         self.env, self.rollout, self.fraction, self.every = env, rollout, float(fraction), int(every)
+        self.frontier = float(frontier)
         self.rows_per_env = _rows_per_env(rollout.rows_np, env.num_envs, env.num_agents)
         self.seats = np.flatnonzero(np.asarray(env.learner_rows[:env.num_agents]))
         state = rollout.state
@@ -95,7 +99,7 @@ class ArchiveRestarts:
         self.ended[:] = False
         picked = candidates[self.rng.random(candidates.size) < self.fraction]
         if picked.size:
-            self.restart(picked, self.archive.select(picked.size, self.rng))
+            self.restart(picked, self.archive.select(picked.size, self.rng, self.frontier))
         self.restarted += int(picked.size)
         metrics = {"archive/cells": len(self.archive), "archive/deepest": self.archive.deepest(),
                    "archive/restarts": int(picked.size), "archive/restarts_total": self.restarted}

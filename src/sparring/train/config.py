@@ -57,6 +57,8 @@ class TrainConfig:
     archive_fraction: float = knob(0.0, "Go-Explore: probability that an env whose episode ended restarts from a "
                                         "cell of the archive (0: no archive; see sparring.explore.restarts).")
     archive_every: int = knob(8, "Go-Explore: env steps between snapshots of the batch into the archive.")
+    archive_frontier: float = knob(0.0, "Go-Explore: bias of the cell draw towards the deepest cells, "
+                                        "weight x exp(bias x (progress - deepest)) (0: no bias).")
     env_anneal: str = knob("", "Env knobs moved linearly from a start value to their --env value over training, as "
                                "KNOB=START[@UNTIL] entries separated by commas (UNTIL: fraction of the budget where "
                                "the knob arrives, default 1), e.g. 'foresight=0@0.5' or 'reward_damage=1'.")

@@ -64,7 +64,8 @@ class Trainer:
         if cfg.archive_fraction > 0:
             from sparring.explore.restarts import ArchiveRestarts
 
-            self.restarts = ArchiveRestarts(self.env, self.rollout, cfg.archive_fraction, cfg.archive_every, cfg.seed)
+            self.restarts = ArchiveRestarts(self.env, self.rollout, cfg.archive_fraction, cfg.archive_every, cfg.seed,
+                                           cfg.archive_frontier)
         self.anneal = EnvAnneal(self.env, anneal) if anneal else None
         self.global_step = 0
         self.iteration = 0
