@@ -32,10 +32,21 @@ from sparring.lm.rollout import evaluate
 EVAL_SEED = 90_210  # evaluation towns: never a distillation or GRPO seed
 
 
-def _evaluate(folder: str, args, label: str) -> dict:
-    model, tok = _load(folder)
-    result = evaluate(LineScorer(model, tok), args.episodes, EVAL_SEED, args.temperature, args.goal,
-                      days=args.days)
+def _evaluate(folder: str, args, label: str, cache: bool = False) -> dict:
+    """Success of the model in ``folder`` on the evaluation towns; with ``cache``, kept in (and read back from) a
+    JSON file in the folder named by the evaluation's settings."""
+    saved = os.path.join(folder, f"eval-{args.episodes}-{args.temperature:g}-{args.goal}-{args.days}.json")
+    if cache and os.path.isfile(saved):
+        with open(saved, encoding="utf-8") as f:
+            result = json.load(f)
+    else:
+        model, tok = _load(folder)
+        result = evaluate(LineScorer(model, tok), args.episodes, EVAL_SEED, args.temperature, args.goal,
+                          days=args.days)
+        if cache:
+            with open(saved + ".tmp", "w", encoding="utf-8") as f:
+                json.dump(result, f)
+            os.replace(saved + ".tmp", saved)
     low, high = result["ci95"]
     print(f"{label}: success {result['success_rate']:.3f} [{low:.3f}, {high:.3f}] over {result['episodes']} "
           f"episodes; {result['tokens_per_s']:.0f} tokens/s read while playing, {result['decisions_per_s']:.1f} "
@@ -47,22 +58,25 @@ def _evaluate(folder: str, args, label: str) -> dict:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", default=f"runs/grpo_town-{time.strftime('%Y%m%d-%H%M%S')}")
+    p.add_argument("--base", help="a base model folder distilled before (e.g. OUT/base of an earlier run): skip "
+                   "distillation, and reuse its evaluation when one with the same settings is saved in it")
     p.add_argument("--noise", type=float, default=0.3, help="the teacher's chance of a random legal action")
     p.add_argument("--goal", default="gathering")
     p.add_argument("--days", type=int, default=1)
     p.add_argument("--distill-episodes", type=int, default=64)
-    p.add_argument("--distill-steps", type=int, default=300)
-    p.add_argument("--hidden", type=int, default=64)
+    p.add_argument("--distill-steps", type=int, default=400)
+    p.add_argument("--hidden", type=int, default=128)
     p.add_argument("--layers", type=int, default=2)
+    p.add_argument("--heads", type=int, default=4)
     p.add_argument("--episodes", type=int, default=500, help="evaluation episodes, before and after")
     p.add_argument("--grpo-minutes", type=float, default=30.0)
     p.add_argument("--group", type=int, default=8)
     p.add_argument("--groups", type=int, default=2)
     p.add_argument("--temperature", type=float, default=1.0)
-    p.add_argument("--lr", type=float, default=1e-4)
+    p.add_argument("--lr", type=float, default=3e-4)
     p.add_argument("--kl", type=float, default=0.02)
     p.add_argument("--shaping", type=float, default=0.3)
-    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--threads", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--smoke", action="store_true", help="tiny sizes: checks the pipeline in a few minutes")
     args = p.parse_args()
@@ -70,17 +84,24 @@ def main() -> None:
         args.distill_episodes, args.distill_steps, args.episodes, args.grpo_minutes = 8, 30, 32, 1.0
     torch.set_num_threads(args.threads)
     os.makedirs(args.out, exist_ok=True)
-    base = os.path.join(args.out, "base")
     started = time.perf_counter()
-    report = distill(base, DistillConfig(teacher=f"scripted:planner_noisy:{args.noise:g}", goal=args.goal,
-                                         episodes=args.distill_episodes, steps=args.distill_steps,
-                                         hidden=args.hidden, layers=args.layers, heads=2,
-                                         intermediate=int(2.7 * args.hidden), seed=args.seed),
-                     days=args.days)
-    print(f"distilled {report['parameters']} parameters from {report['teacher']} in {report['seconds']:.0f} s: "
-          f"held-out action accuracy {report['held_out_accuracy']:.3f} ({report['held_out_turns']} turns)",
-          flush=True)
-    before = _evaluate(base, args, "base (distilled)")
+    if args.base:
+        base = os.path.abspath(args.base)
+        with open(os.path.join(base, "sparring.json"), encoding="utf-8") as f:
+            report = json.load(f).get("distill", {})
+        print(f"base {base}: held-out action accuracy {report.get('held_out_accuracy', float('nan')):.3f}",
+              flush=True)
+    else:
+        base = os.path.join(args.out, "base")
+        report = distill(base, DistillConfig(teacher=f"scripted:planner_noisy:{args.noise:g}", goal=args.goal,
+                                             episodes=args.distill_episodes, steps=args.distill_steps,
+                                             hidden=args.hidden, layers=args.layers, heads=args.heads,
+                                             intermediate=int(2.7 * args.hidden), seed=args.seed),
+                         days=args.days)
+        print(f"distilled {report['parameters']} parameters from {report['teacher']} in {report['seconds']:.0f} s: "
+              f"held-out action accuracy {report['held_out_accuracy']:.3f} ({report['held_out_turns']} turns)",
+              flush=True)
+    before = _evaluate(base, args, "base (distilled)", cache=True)
     cfg = GRPOConfig(group=args.group, groups=args.groups, temperature=args.temperature, lr=args.lr, kl=args.kl,
                      iterations=10**6, minutes=args.grpo_minutes, shaping=args.shaping, goal=args.goal,
                      seed=args.seed)

@@ -27,6 +27,20 @@ def test_packed_scores_match_separate_passes(tiny_model):
         assert np.allclose(got.numpy(), [_separately(scorer, p, c) for c in cs], atol=1e-4)
 
 
+def test_passes_of_similar_lengths_keep_the_scores_and_their_order(tiny_model):
+    scorer = LineScorer(tiny_model.model, tiny_model.tokenizer)
+    texts = ["a much longer question about going to the farm, the well or the tavern today?", "wait", "sleep?"]
+    prompts = [scorer.prompt_ids(t) for t in texts]
+    cands = [[scorer.line_ids(x) for x in lines] for lines in (("1: go to the farm", "0: wait"), ("0: wait",),
+                                                                 ("7: sleep", "0: wait", "2: go to the well"))]
+    with torch.inference_mode():
+        one_pass = scorer.scores(prompts, cands, max_tokens=10**9)
+        one_each = scorer.scores(prompts, cands, max_tokens=1)
+    assert [len(s) for s in one_each] == [2, 1, 3]
+    for a, b in zip(one_pass, one_each):
+        assert np.allclose(a.numpy(), b.numpy(), atol=1e-5)
+
+
 def test_choose_is_argmax_at_zero_and_samples_by_probability():
     rng = np.random.default_rng(0)
     assert choose([0.0, 3.0, 1.0], 0.0, rng) == (1, 0.0)

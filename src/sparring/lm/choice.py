@@ -108,9 +108,27 @@ class LineScorer:
         total = torch.zeros(sum(packed.counts), dtype=token_lp.dtype).index_add(0, packed.owner, token_lp)
         return list(torch.split(total, packed.counts))
 
-    def scores(self, prompts: list[list[int]], candidates: list[list[list[int]]]):
-        """:meth:`pack` then :meth:`scores_packed`."""
-        return self.scores_packed(self.pack(prompts, candidates))
+    def scores(self, prompts: list[list[int]], candidates: list[list[list[int]]], max_tokens: int = 2048):
+        """:meth:`pack` then :meth:`scores_packed`, in passes of similar lengths (one tensor per prompt, in order).
+
+        Prompts are sorted by packed length and cut into passes of at most
+        ``max_tokens`` padded tokens (at least one prompt each): a long prompt
+        does not pad a whole batch to its length.
+        """
+        sizes = [len(p) + sum(len(c) for c in cands) for p, cands in zip(prompts, candidates)]
+        order = sorted(range(len(prompts)), key=sizes.__getitem__)
+        out = [None] * len(prompts)
+        start = 0
+        while start < len(order):
+            end = start + 1
+            while end < len(order) and (end + 1 - start) * sizes[order[end]] <= max_tokens:
+                end += 1
+            chunk = order[start:end]
+            scored = self.scores_packed(self.pack([prompts[i] for i in chunk], [candidates[i] for i in chunk]))
+            for i, s in zip(chunk, scored):
+                out[i] = s
+            start = end
+        return out
 
 
 def choose(scores, temperature: float, rng: np.random.Generator) -> tuple[int, float]:
