@@ -37,7 +37,8 @@ class GRPOConfig:
     """Start states per iteration."""
     temperature: float = 1.0
     """Sampling temperature of the policy softmax(scores / temperature) over the legal lines."""
-    lr: float = 5e-5
+    lr: float = 3e-4
+    """AdamW learning rate (3e-4 took a distilled 491K-parameter town brain from 0.6% to 32% success in 30 min)."""
     kl: float = 0.02
     """Weight of the KL penalty to the base model (0: no reference model is kept)."""
     clip: float = 0.2
@@ -50,8 +51,9 @@ class GRPOConfig:
     """Stop after this many minutes (0: no time limit)."""
     turns: int = 0
     """Ticks each copy plays (0: to the episode end)."""
-    shaping: float = 0.0
-    """Weight of the learner's best progress towards its goal in the reward (0: goal completion only)."""
+    shaping: float = 0.3
+    """Weight of the learner's best progress towards its goal in the reward (0: goal completion only); it gives
+    groups whose copies all fail a gradient."""
     goal: str = "any"
     """Give character 0 this goal in every start state: any (keep the random one), rich, house or gathering."""
     batch_size: int = 16
@@ -176,7 +178,7 @@ def plot_success(history: list[dict], path: str) -> None:
     ax.plot(its, [h["success_rate"] for h in history], marker="o", ms=3, label="success rate")
     ax.plot(its, [h["reward"] for h in history], alpha=0.6, label="mean reward")
     ax.set_xlabel("GRPO iteration")
-    ax.set_ylim(-0.02, 1.02)
+    ax.set_ylim(-0.02, max([1.0] + [h["reward"] for h in history]) + 0.02)  # reward = success + shaping x progress
     ax.legend(loc="upper left")
     ax.set_title("character 0's goal success in GRPO groups")
     fig.tight_layout()
