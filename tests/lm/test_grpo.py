@@ -90,3 +90,51 @@ def test_gathering_progress_rewards_the_tavern_and_company():
     assert progress(s) == pytest.approx(0.3 + 0.6 * 2 / 3)
     s["goal_done"][0] = 1
     assert progress(s) == 1.0
+
+
+def test_a_lora_update_trains_only_the_adapters_and_the_reference_is_the_base(town_model):
+    from sparring.lm.lora import AdapterOff, add_lora
+
+    model, tok = _load(town_model[0])
+    plain = LineScorer(_load(town_model[0])[0], tok)
+    policy = add_lora(model, 2)
+    scorer = LineScorer(policy.base_model.model, tok)
+    ref = AdapterOff(policy, scorer)
+    trainable = {n for n, p in policy.named_parameters() if p.requires_grad}
+    assert trainable and all("lora_" in n for n in trainable)
+    before = {n: p.detach().clone() for n, p in policy.named_parameters()}
+    turns = play_out(scorer, learner_env(2, 5, days=1), 1.0, np.random.default_rng(1), turns=2).turns
+    opt = torch.optim.AdamW([p for p in policy.parameters() if p.requires_grad], lr=1e-2)
+    update(scorer, ref, opt, turns, np.array([1.0, -1.0]), GRPOConfig(kl=0.1, minibatch=64), np.random.default_rng(0))
+    changed = {n for n, p in policy.named_parameters() if not torch.equal(p, before[n])}
+    assert changed and changed <= trainable and any("lora_B" in n for n in changed)
+    with torch.no_grad():
+        base, off, on = (policy_logp(s, turns, 1.0) for s in (plain, ref, scorer))
+    assert all(torch.allclose(a, b, atol=1e-5) for a, b in zip(base, off))
+    assert not all(torch.allclose(a, b, atol=1e-5) for a, b in zip(base, on))
+
+
+def test_a_lora_run_saves_a_plain_model_and_its_adapter_and_resumes_it(town_model, tmp_path):
+    from safetensors.torch import load_file, save_file
+    from transformers import AutoModelForCausalLM
+
+    out = str(tmp_path / "lora")
+    cfg = GRPOConfig(group=2, groups=1, turns=2, iterations=1, kl=0.1, threads=1, lora=2)
+    grpo(out, town_model[0], cfg, log=lambda m: None, days=1)
+    assert {"model", "adapter", "optimizer.pt", "state.json"} <= set(os.listdir(out))
+    weights = os.path.join(out, "adapter", "adapter_model.safetensors")
+    adapter = {k: torch.randn_like(v) * 0.05 for k, v in load_file(weights).items()}  # a known, nonzero adapter
+    save_file(adapter, weights)
+    cfg.iterations, cfg.lr = 2, 0.0  # lr 0: the resumed adapter is saved as it was loaded
+    assert [h["iteration"] for h in grpo(out, None, cfg, resume=True, log=lambda m: None)] == [0, 1]
+    resumed = load_file(weights)
+    assert resumed.keys() == adapter.keys() and all(torch.equal(resumed[k], adapter[k]) for k in adapter)
+    merged = AutoModelForCausalLM.from_pretrained(os.path.join(out, "model"))  # a plain model folder
+    base = AutoModelForCausalLM.from_pretrained(town_model[0])
+    prefix = "base_model.model.model.layers.0.self_attn.q_proj"
+    delta = 2.0 * adapter[f"{prefix}.lora_B.weight"] @ adapter[f"{prefix}.lora_A.weight"]  # alpha / r = 2
+    q = lambda m: m.model.layers[0].self_attn.q_proj.weight  # noqa: E731
+    assert torch.allclose(q(merged), q(base) + delta, atol=1e-5)
+    cfg.lora = 4
+    with pytest.raises(ValueError, match="was trained with --lora 2, got --lora 4"):
+        grpo(out, None, cfg, resume=True, log=lambda m: None)

@@ -1,7 +1,8 @@
 """``sparring grpo town``: GRPO on the in-game outcome, with groups played from one restored world state.
 
-Each iteration takes ``groups`` fresh episodes (seeded by the run seed and
-the iteration), snapshots each start state and restores it ``group`` times;
+Each iteration takes ``groups`` start states (fresh episodes seeded by the run
+seed and the iteration, recorded ticks or archive cells: ``starts``, see
+:mod:`sparring.lm.starts`) and restores each ``group`` times;
 the model samples its lines as character 0 (the rest of the town is the
 planner) and plays each copy for ``turns`` ticks or to the episode end. A
 copy's reward is the learner's goal completion plus ``shaping`` x its best
@@ -10,7 +11,9 @@ of a group differ only by what the model chose: the group-normalised reward
 is each copy's advantage, and every turn of a copy is a sample with that
 advantage (per-turn credit). The loss is PPO's clipped objective on the
 ratio to the sampling policy, plus ``kl`` x the exact KL divergence from
-the base model's policy over the same legal lines. Full fine-tuning.
+the base model's policy over the same legal lines. Full fine-tuning, or
+with ``lora`` > 0 LoRA adapters (peft) on the attention and MLP projections,
+whose reference is the same model with its adapters disabled.
 """
 
 from __future__ import annotations
@@ -18,13 +21,16 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 import sys
 import time
 
 import numpy as np
 
 from sparring.lm.distill import save_folder
+from sparring.lm.lora import AdapterOff, add_lora, peft_quiet
 from sparring.lm.rollout import GOALS, Rollout, TurnSample, learner_env, play_out
+from sparring.lm.starts import StartStates
 
 
 @dataclasses.dataclass
@@ -56,11 +62,16 @@ class GRPOConfig:
     groups whose copies all fail a gradient."""
     goal: str = "any"
     """Give character 0 this goal in every start state: any (keep the random one), rich, house or gathering."""
+    starts: str = "fresh"
+    """Where groups start: fresh (a new episode each), recording:PATH (recorded ticks) or archive:DIR (Go-Explore
+    archive cells); see sparring.lm.starts."""
     batch_size: int = 16
     """Turns scored per forward pass while playing."""
     seed: int = 0
     threads: int | None = None
     """torch CPU threads (default: torch's)."""
+    lora: int = 0
+    """LoRA rank (alpha twice the rank); 0: full fine-tuning."""
 
 
 def advantages(rewards: np.ndarray, group: int) -> np.ndarray:
@@ -114,12 +125,13 @@ def update(scorer, ref, opt, turns: list[TurnSample], adv: np.ndarray, cfg: GRPO
 
 
 class Run:
-    """The run folder ``out``: ``model/`` (the current policy), ``optimizer.pt``, ``state.json``,
-    ``metrics.jsonl`` and ``success.png``."""
+    """The run folder ``out``: ``model/`` (the current policy, LoRA adapters merged), ``adapter/`` (a LoRA
+    run's adapters), ``optimizer.pt``, ``state.json``, ``metrics.jsonl`` and ``success.png``."""
 
     def __init__(self, out: str):
         self.out = os.path.abspath(out)
         self.model = os.path.join(self.out, "model")
+        self.adapter = os.path.join(self.out, "adapter")
         self.state = os.path.join(self.out, "state.json")
         self.metrics = os.path.join(self.out, "metrics.jsonl")
         self.plot = os.path.join(self.out, "success.png")
@@ -132,10 +144,18 @@ class Run:
             return json.load(f)
 
     def save(self, model, tokenizer, opt, state: dict, history: list[dict]) -> None:
-        """Model, optimizer, state and metrics, each written to a temporary file and renamed."""
+        """Model (for a peft ``model``: merged into a copy, and the adapters too), optimizer, state and metrics,
+        each written to a temporary file or folder and renamed."""
+        import copy
+
         import torch
 
-        save_folder(model, tokenizer, self.model, {"grpo": state}, overwrite=True)
+        if hasattr(model, "merge_and_unload"):  # a peft model: model/ stays a plain model folder
+            save_folder(copy.deepcopy(model).merge_and_unload(), tokenizer, self.model, {"grpo": state},
+                        overwrite=True)
+            _atomic_folder(self.adapter, model.save_pretrained)
+        else:
+            save_folder(model, tokenizer, self.model, {"grpo": state}, overwrite=True)
         _atomic(os.path.join(self.out, "optimizer.pt"),
                 lambda p: torch.save({"optimizer": opt.state_dict(), "torch_rng": torch.get_rng_state()}, p))
         _atomic(self.metrics, lambda p: _write_lines(p, history))
@@ -154,6 +174,19 @@ def _atomic(path: str, write) -> None:
     tmp = f"{path}.tmp-{os.getpid()}"
     write(tmp)
     os.replace(tmp, path)
+
+
+def _atomic_folder(path: str, write) -> None:
+    tmp, old = f"{path}.tmp-{os.getpid()}", f"{path}.old-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        write(tmp)
+        if os.path.exists(path):
+            os.rename(path, old)
+        os.rename(tmp, path)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def _write_lines(path: str, rows: list[dict]) -> None:
@@ -208,23 +241,44 @@ def grpo(out: str, model: str | None = None, cfg: GRPOConfig = GRPOConfig(), res
     if cfg.group < 2 or cfg.groups < 1 or cfg.temperature <= 0 or cfg.goal not in GOALS or cfg.kl < 0:
         raise ValueError(f"grpo needs group >= 2, groups >= 1, temperature > 0, kl >= 0 and goal in {list(GOALS)}; "
                          f"got {cfg.group}, {cfg.groups}, {cfg.temperature}, {cfg.kl}, {cfg.goal!r}")
+    if cfg.lora < 0:
+        raise ValueError(f"--lora must be a LoRA rank >= 1, or 0 for full fine-tuning; got {cfg.lora}")
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     if resume:
         state = run.read_state()
+        saved_lora = state.get("config", {}).get("lora", 0)
+        if cfg.lora != saved_lora:
+            raise ValueError(f"--resume: {run.out} was trained with --lora {saved_lora}, got --lora {cfg.lora}; "
+                             f"pass --lora {saved_lora} to continue it, or start a new --out")
         base, start, env, env_config = state["base"], state["iteration"], state["env"], state["env_config"]
-        policy, tok = _load(run.model)
+        sources = StartStates(cfg.starts, env, env_config)
+        if cfg.lora:  # the same adapters on the base, trainable again
+            from peft import PeftModel
+
+            base_model, tok = _load(base)
+            with peft_quiet():
+                policy = PeftModel.from_pretrained(base_model, run.adapter, is_trainable=True)
+        else:
+            policy, tok = _load(run.model)
     else:
         if model is None or not os.path.isfile(os.path.join(model, "config.json")):
             raise ValueError(f"--model must be a model folder (e.g. from `sparring distill town`), got {model!r}")
         if os.path.exists(run.out) and os.listdir(run.out):
             raise ValueError(f"{run.out} is not empty; choose a new --out, or pass --resume to continue it")
+        sources = StartStates(cfg.starts, env, env_config)
         os.makedirs(run.out, exist_ok=True)
         base, start = os.path.abspath(model), 0
         policy, tok = _load(base)
-    scorer = LineScorer(policy, tok)
-    ref = LineScorer(_load(base)[0], tok) if cfg.kl > 0 else None
-    opt = torch.optim.AdamW(policy.parameters(), lr=cfg.lr, weight_decay=0.0)
+        if cfg.lora:
+            policy = add_lora(policy, cfg.lora)
+    if cfg.lora:  # the scorer reads the Llama model whose layers peft injected; the base is the reference
+        scorer = LineScorer(policy.base_model.model, tok)
+        ref = AdapterOff(policy, scorer) if cfg.kl > 0 else None
+    else:
+        scorer = LineScorer(policy, tok)
+        ref = LineScorer(_load(base)[0], tok) if cfg.kl > 0 else None
+    opt = torch.optim.AdamW([p for p in policy.parameters() if p.requires_grad], lr=cfg.lr, weight_decay=0.0)
     if resume:
         saved = torch.load(os.path.join(run.out, "optimizer.pt"), weights_only=True, map_location="cpu")
         opt.load_state_dict(saved["optimizer"])
@@ -236,9 +290,8 @@ def grpo(out: str, model: str | None = None, cfg: GRPOConfig = GRPOConfig(), res
             log(f"grpo: stopping at the {cfg.minutes:g}-minute limit")
             break
         rng = np.random.default_rng([cfg.seed, it])
-        starts = learner_env(cfg.groups, int(rng.integers(2**31)), env, cfg.goal, **env_config)
         batch = learner_env(cfg.groups * cfg.group, 0, env, "any", **env_config)
-        batch.restore(None, np.repeat(starts.snapshot(), cfg.group))
+        batch.restore(None, np.repeat(sources.draw(cfg.groups, rng, cfg.goal), cfg.group))
         played: Rollout = play_out(scorer, batch, cfg.temperature, rng, cfg.turns, cfg.batch_size)
         rewards = played.success + cfg.shaping * played.progress
         adv = advantages(rewards, cfg.group)

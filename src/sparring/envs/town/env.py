@@ -258,6 +258,17 @@ class Town(Env):
         """Go-Explore cell: the day, goals completed and characters standing."""
         return int(s["tick"]) // DAY, int(s["goal_done"].sum()), int(s["alive"].sum())
 
+    cell_fields = ("hour", "goals", "standing")
+
+    @staticmethod
+    def cell_keys(records: np.ndarray) -> np.ndarray:
+        """Archive cell key per record (see sparring.explore.cells): hours since the first morning (the
+        progress), goals completed and characters standing, one byte each."""
+        hour = np.minimum(records["tick"].astype(np.int64) * 24 // DAY, 255)
+        goals = records["goal_done"].sum(axis=1).astype(np.int64)
+        standing = records["alive"].sum(axis=1).astype(np.int64)
+        return (hour << 16) | (goals << 8) | standing
+
 
 _CLASSES: dict[int, type] = {8: Town}
 
