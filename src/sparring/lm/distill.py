@@ -12,9 +12,7 @@ Held-out accuracy is over the turns of episodes never trained on.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
-import shutil
 import sys
 import time
 
@@ -131,25 +129,12 @@ def lr_at(step: int, steps: int, peak: float) -> float:
 
 
 def save_folder(model, tokenizer, out: str, info: dict, overwrite: bool = False) -> str:
-    """Save model, tokenizer and ``info`` (as ``sparring.json``) to a temporary folder, then rename it to ``out``."""
+    """Save model, tokenizer and ``info`` (as ``sparring.json``) to ``out`` atomically."""
     from sparring.lm.model import save_model_folder
 
-    out = os.path.abspath(out)
     if os.path.exists(out) and not overwrite:
-        raise FileExistsError(f"{out} exists; choose a new folder")
-    tmp = save_model_folder(model, tokenizer, f"{out}.partial-{os.getpid()}", overwrite=True)
-    try:
-        with open(os.path.join(tmp, "sparring.json"), "w", encoding="utf-8") as f:
-            json.dump(info, f, indent=1)
-        old = f"{out}.old-{os.getpid()}"
-        if os.path.exists(out):
-            os.rename(out, old)
-        os.rename(tmp, out)
-        shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return out
+        raise FileExistsError(f"{os.path.abspath(out)} exists; choose a new folder")
+    return save_model_folder(model, tokenizer, out, overwrite=True, info=info)
 
 
 def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", progress: bool = True,

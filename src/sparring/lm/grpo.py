@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import shutil
 import sys
 import time
 
@@ -29,6 +28,7 @@ import numpy as np
 
 from sparring.lm.distill import save_folder
 from sparring.lm.lora import AdapterOff, add_lora, peft_quiet
+from sparring.lm.model import atomic_folder
 from sparring.lm.rollout import GOALS, Rollout, TurnSample, learner_env, play_out
 from sparring.lm.starts import StartStates
 
@@ -153,7 +153,7 @@ class Run:
         if hasattr(model, "merge_and_unload"):  # a peft model: model/ stays a plain model folder
             save_folder(copy.deepcopy(model).merge_and_unload(), tokenizer, self.model, {"grpo": state},
                         overwrite=True)
-            _atomic_folder(self.adapter, model.save_pretrained)
+            atomic_folder(self.adapter, model.save_pretrained)
         else:
             save_folder(model, tokenizer, self.model, {"grpo": state}, overwrite=True)
         _atomic(os.path.join(self.out, "optimizer.pt"),
@@ -174,19 +174,6 @@ def _atomic(path: str, write) -> None:
     tmp = f"{path}.tmp-{os.getpid()}"
     write(tmp)
     os.replace(tmp, path)
-
-
-def _atomic_folder(path: str, write) -> None:
-    tmp, old = f"{path}.tmp-{os.getpid()}", f"{path}.old-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    try:
-        write(tmp)
-        if os.path.exists(path):
-            os.rename(path, old)
-        os.rename(tmp, path)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def _write_lines(path: str, rows: list[dict]) -> None:
