@@ -109,13 +109,17 @@ class Archive:
             w = w * np.exp(frontier * (progress - progress.max()))
         return w
 
-    def select(self, n: int, rng: np.random.Generator, frontier: float = 0.0) -> np.ndarray:
-        """Draw ``n`` cells (indices) by weight (``frontier``: see the module docstring), and count them as chosen."""
+    def select(self, n: int, rng: np.random.Generator, frontier: float = 0.0,
+               among: np.ndarray | None = None) -> np.ndarray:
+        """Draw ``n`` cells (indices) by weight (``frontier``: see the module docstring), and count them as chosen;
+        ``among`` (a bool per cell) limits the draw to those cells."""
         if not len(self):
             raise ValueError("the archive is empty: insert records before selecting cells")
         if frontier < 0:
             raise ValueError(f"the frontier bias must be >= 0 (0: none), got {frontier}")
         w = self.weights(frontier)
+        if among is not None:
+            w = w * np.asarray(among, np.bool_)
         cells = rng.choice(len(self), size=int(n), p=w / w.sum())
         np.add.at(self.chosen, cells, 1)
         return cells

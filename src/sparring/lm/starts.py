@@ -41,10 +41,7 @@ class StartStates:
     def draw(self, n: int, rng: np.random.Generator, goal: str) -> np.ndarray:
         """``n`` start records with character 0's goal set to ``goal`` (unless "any")."""
         if self.archive is not None:
-            weights = self.archive.weights() * self.playable
-            cells = rng.choice(len(weights), size=n, p=weights / weights.sum())
-            np.add.at(self.archive.chosen, cells, 1)
-            records = self.archive.records[cells].copy()
+            records = self.archive.records[self.archive.select(n, rng, among=self.playable)].copy()
         elif self.pool is not None:
             records = self.pool[rng.integers(0, len(self.pool), n)].copy()
         else:
