@@ -157,6 +157,20 @@ def test_death_penalty_follows_the_config(death, expect):
     assert metric(env, "killed_by_pillar") == 1 and metric(env, "lowest_hp") == 0
 
 
+def test_damage_taken_costs_the_knob_per_hp_bar():
+    env = make(reward_taken=0.5)
+    rec = arena(env, row=22, col=13)
+    rec["pil_hp"][2] = R.NIBBLE
+    monster(rec, 1, R.NIBBLER, 18, 13, m_atk=1)
+    monster(rec, 2, R.RANGER, 2, 2, m_atk=30)  # the wave goes on
+    env.restore(0, rec)
+    env.step(act())
+    penalty = 0.5 * R.FALL_DAMAGE / R.MAX_HP
+    assert env.rewards[0] == pytest.approx(-penalty) and metric(env, "shaping_taken") == pytest.approx(-penalty)
+    env.step(act())
+    assert env.rewards[0] == 0.0
+
+
 def test_cleared_wave_pays_the_knob_and_the_next_spawns_after_the_gap():
     env = make(reward_wave=0.25)
     env.restore(0, arena(env, wave=3))
