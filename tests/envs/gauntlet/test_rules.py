@@ -157,18 +157,19 @@ def test_death_penalty_follows_the_config(death, expect):
     assert metric(env, "killed_by_pillar") == 1 and metric(env, "lowest_hp") == 0
 
 
-def test_damage_taken_costs_the_knob_per_hp_bar():
-    env = make(reward_taken=0.5)
+def test_hp_shaping_charges_a_hit_and_pays_a_heal():
+    env = make(reward_hp=0.5)
     rec = arena(env, row=22, col=13)
     rec["pil_hp"][2] = R.NIBBLE
     monster(rec, 1, R.NIBBLER, 18, 13, m_atk=1)
     monster(rec, 2, R.RANGER, 2, 2, m_atk=30)  # the wave goes on
     env.restore(0, rec)
     env.step(act())
-    penalty = 0.5 * R.FALL_DAMAGE / R.MAX_HP
-    assert env.rewards[0] == pytest.approx(-penalty) and metric(env, "shaping_taken") == pytest.approx(-penalty)
-    env.step(act())
-    assert env.rewards[0] == 0.0
+    hit = 0.5 * R.FALL_DAMAGE / R.MAX_HP
+    assert env.rewards[0] == pytest.approx(-hit) and metric(env, "shaping_hp") == pytest.approx(-hit)
+    env.step(act(supply=R.DRINK_HEAL))
+    heal = 0.5 * min(R.HEAL_HP, R.FALL_DAMAGE) / R.MAX_HP
+    assert env.rewards[0] == pytest.approx(heal) and metric(env, "shaping_hp") == pytest.approx(heal - hit, abs=1e-6)
 
 
 def test_cleared_wave_pays_the_knob_and_the_next_spawns_after_the_gap():

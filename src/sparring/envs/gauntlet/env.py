@@ -28,8 +28,8 @@ Within a tick the rules resolve in this order:
 
 Reward: +1 for killing the final boss; at death or the tick limit ``progress`` (the default,
 -(1 - waves cleared / WAVES)), ``flat`` (-1) or ``zero``; shaping per cleared wave
-and per hp lost are opt-in (``reward_wave``, metric ``shaping_wave``; ``reward_taken``,
-metric ``shaping_taken``).
+and per hp gained or lost are opt-in (``reward_wave``, metric ``shaping_wave``; ``reward_hp``,
+metric ``shaping_hp``).
 
 Phases: ``wave 1`` .. ``wave 28``, ``bosses`` (wave 29), then the final boss's
 stages ``final/before-summon``, ``final/summon``, ``final/healers``,
@@ -37,7 +37,7 @@ stages ``final/before-summon``, ``final/summon``, ``final/healers``,
 ``wave`` (reached), ``lowest_hp``, damage taken and the killing blow by source
 (``taken_<source>``, ``killed_by_<source>``; sources melee, ranged, magic, boss,
 final_boss, pillar), ``healers_tagged``, ``healers_killed``, ``heals_used``,
-``restores_used``, ``pillars_lost``, ``timed_out``, ``shaping_wave``, ``shaping_taken``.
+``restores_used``, ``pillars_lost``, ``timed_out``, ``shaping_wave``, ``shaping_hp``.
 
 Observation (370 floats in [-1, 1]): the player (tile, hp, prayer points,
 prayer, gear, weapon timer, doses, target set, behind the shield); pillar hp;
@@ -59,8 +59,8 @@ from sparring.envs.gauntlet.rules import (
     ALIVE, BOSS_WAVE, BURROWED, COLS, DC, DEAD, DR, DRAIN_EVERY, DRINK_HEAL, DRINK_RESTORE, EMPTY, ENRAGE_AT,
     FINAL_SPAWN_EVERY, FINAL_WAVE, GEAR, GEAR_MAX, GEAR_SPEED, HEALER, HEALERS_TAGGED, HEALS, HEALS_USED,
     HEAL_DELAY, HEAL_HP, HP, LOWEST_HP, MAX_HP, METRICS, MOVE, PILLARS, PILLAR_HP, PLAIN_ACC, PRAYER, PRAY_MAX,
-    PRAY_OFF, RESTORES, RESTORES_USED, RESTORE_PP, ROWS, SHAPING_TAKEN, SHAPING_WAVE, SIZES, SLOTS, SOURCES, SPLIT,
-    STAGE_NAMES, START_C, START_R, SUPPLY, TAGGED, TAKEN, TARGET, TIMED_OUT, TYPES, WAVES, WAVE_GAP, WAVE_REACHED,
+    PRAY_OFF, RESTORES, RESTORES_USED, RESTORE_PP, ROWS, SHAPING_HP, SHAPING_WAVE, SIZES, SLOTS, SPLIT,
+    STAGE_NAMES, START_C, START_R, SUPPLY, TAGGED, TARGET, TIMED_OUT, TYPES, WAVES, WAVE_GAP, WAVE_REACHED,
     WEAK, WEAK_ACC, WIN, ZUK, ZUK_SPEED, covered, final_stage, in_reach, legal, phase_of, write_mask,
 )
 from sparring.envs.gauntlet.scripted import competent, steady
@@ -79,8 +79,9 @@ class GauntletConfig:
 
     death: str = choice("progress", DEATHS, "Reward at the player's death: -(1 - waves cleared / 30), -1, or 0.")
     reward_wave: float = knob(0.0, "Shaping, opt-in: reward per cleared wave (metric shaping_wave).")
-    reward_taken: float = knob(0.0, "Shaping, opt-in: penalty per full hp bar of damage taken, healed or not "
-                                    "(metric shaping_taken).")
+    reward_hp: float = knob(0.0, "Shaping, opt-in: reward per full hp bar gained, the same penalty per hp bar lost "
+                                 "(metric shaping_hp). It sums to the hp change over the run, so surviving longer "
+                                 "earns nothing from it; it pays a heal and charges a hit when they happen.")
     start_wave: int = knob(1, "Wave the run starts at (1..30); above 1 the player arrives worn, as if it had "
                               "fought its way there.")
     start_spread: int = knob(0, "Start at a wave drawn uniformly from start_wave..start_wave + start_spread "
@@ -198,29 +199,20 @@ def end_of_tick(s, cfg, rew):
 
 
 @helper
-def damage_taken(s):
-    """Damage the player has taken this run, all sources together."""
-    total = 0.0
-    for src in range(len(SOURCES)):
-        total += s.metrics[TAKEN + src]
-    return total
-
-
-@helper
 def resolve_tick(s, cfg, act, rew, term):
     """One tick of the rules (see the module docstring)."""
+    hp = np.int64(s.hp)
     if player_turn(s, act):
         rew[0] += 1.0
         s.metrics[WIN] = 1.0
         term[0] = True
         s.phase = phase_of(s)
         return
-    taken = damage_taken(s)
     monsters_turn(s)
-    if cfg.reward_taken != 0.0:
-        penalty = cfg.reward_taken * (damage_taken(s) - taken) / MAX_HP
-        rew[0] -= penalty
-        s.metrics[SHAPING_TAKEN] -= penalty
+    if cfg.reward_hp != 0.0:
+        change = cfg.reward_hp * (np.int64(s.hp) - hp) / MAX_HP
+        rew[0] += change
+        s.metrics[SHAPING_HP] += change
     end_of_tick(s, cfg, rew)
     update_visibility(s)
     s.phase = phase_of(s)

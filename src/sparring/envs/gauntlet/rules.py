@@ -136,11 +136,11 @@ FORECAST = 4  # ticks of incoming-hit forecast
 
 METRICS = ("win", "wave", "lowest_hp", *(f"taken_{n}" for n in SOURCES), *(f"killed_by_{n}" for n in SOURCES),
            "healers_tagged", "healers_killed", "heals_used", "restores_used", "pillars_lost", "timed_out",
-           "shaping_wave", "shaping_taken")
+           "shaping_wave", "shaping_hp")
 WIN, WAVE_REACHED, LOWEST_HP = range(3)  # win: the run was cleared (what eval counts)
 TAKEN, KILLED_BY = 3, 3 + len(SOURCES)
 (HEALERS_TAGGED, HEALERS_KILLED, HEALS_USED, RESTORES_USED, PILLARS_LOST, TIMED_OUT, SHAPING_WAVE,
- SHAPING_TAKEN) = range(3 + 2 * len(SOURCES), len(METRICS))
+ SHAPING_HP) = range(3 + 2 * len(SOURCES), len(METRICS))
 
 
 @kernel
