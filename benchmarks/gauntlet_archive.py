@@ -2,13 +2,17 @@
 
 Usage:
   .venv/bin/python benchmarks/gauntlet_archive.py [--env gauntlet] [--seeds 8] [--steps 5000000]
-      [--fraction 0.25] [--episodes 500] [--set KEY=VALUE ...] [--env-set KEY=VALUE ...] [--json OUT]
+      [--fraction 0.25] [--episodes 500] [--set KEY=VALUE ...] [--env-set KEY=VALUE ...]
+      [--shaping KEY=VALUE ...] [--jobs J] [--json OUT]
 
 For each seed, two runs of ``sparring.train.Trainer`` with the env's [train] defaults and the
 same step budget: ``baseline`` (train.archive_fraction 0) and ``archive`` (``--fraction``). Each
 trained policy then plays ``--episodes`` fresh episodes from the start of the encounter (no
 archive restarts; wave 1 in gauntlet) and we record how far each got (the env's progress cell
-field: the wave in gauntlet) and whether it cleared.
+field: the wave in gauntlet) and whether it cleared. ``--env-set`` configures the env of both
+training and evaluation; ``--shaping`` only training's (shaping rewards such as gauntlet's
+reward_wave would otherwise make a deep death count as a clear, whose test is a positive return).
+``--jobs J`` runs J trainings at once, each in its own process (pass ``--set threads=1``).
 
 Reported: both arms' reach distributions (per-episode histogram, and per-seed means), the clear
 rates, the training time per arm, and a one-sided Mann-Whitney U test of the per-seed mean reach
@@ -21,9 +25,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import numpy as np
 from scipy.stats import mannwhitneyu
@@ -43,7 +49,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--episodes", type=int, default=500, help="evaluation episodes per trained policy")
     p.add_argument("--greedy", action="store_true", help="evaluate the most likely actions instead of sampling")
     p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="train settings for both arms")
-    p.add_argument("--env-set", nargs="*", default=[], metavar="KEY=VALUE", help="env config for both arms")
+    p.add_argument("--env-set", nargs="*", default=[], metavar="KEY=VALUE",
+                   help="env config for both arms, in training and evaluation")
+    p.add_argument("--shaping", nargs="*", default=[], metavar="KEY=VALUE",
+                   help="env config for both arms in training only (shaping rewards)")
+    p.add_argument("--jobs", type=int, default=1, help="trainings run at once, each in its own process")
     p.add_argument("--json", metavar="OUT", help="also write every number to this JSON file")
     return p.parse_args(argv)
 
@@ -58,12 +68,15 @@ def pairs(items: list[str], what: str) -> dict:
     return out
 
 
-def run_arm(args, seed: int, fraction: float, train_set: dict, env_config: dict) -> dict:
+def run_arm(args, seed: int, fraction: float) -> dict:
     """Train one run and measure its reach from fresh starts."""
+    train_set, env_config = pairs(args.set, "--set"), pairs(args.env_set, "--env-set")
     overrides = {**train_set, "seed": seed, "steps": args.steps, "archive_fraction": fraction,
                  "eval_episodes": 0, "tensorboard": False}
     cfg = make_train_config(registry.get(args.env), overrides)
-    trainer = Trainer(args.env, cfg, env_config)
+    shaping = pairs(args.shaping, "--shaping")
+    trainer = Trainer(args.env, cfg, {**env_config, **shaping})
+    eval_config = {k: v for k, v in trainer.env_config.items() if k not in shaping}
     start = time.perf_counter()
     try:
         while not trainer.finished():
@@ -73,9 +86,10 @@ def run_arm(args, seed: int, fraction: float, train_set: dict, env_config: dict)
     seconds = time.perf_counter() - start
     trainer.policy.eval()
     result = reach(args.env, trainer.policy.cpu(), args.episodes, seed=100_000 + seed, greedy=args.greedy,
-                   env_config=trainer.env_config)
-    cells = len(trainer.restarts.archive) if trainer.restarts is not None else None
-    return {**result, "seed": seed, "train_s": seconds, "archive_cells": cells}
+                   env_config=eval_config)
+    archive = trainer.restarts.archive if trainer.restarts is not None else None
+    return {**result, "seed": seed, "train_s": seconds, "archive_cells": None if archive is None else len(archive),
+            "archive_deepest": None if archive is None else archive.deepest()}
 
 
 def histogram(values: list[int]) -> str:
@@ -102,18 +116,26 @@ def report(runs: dict, field: str) -> dict:
 
 def main(argv=None) -> None:
     args = parse_args(argv)
-    train_set, env_config = pairs(args.set, "--set"), pairs(args.env_set, "--env-set")
+    for items, what in ((args.set, "--set"), (args.env_set, "--env-set"), (args.shaping, "--shaping")):
+        pairs(items, what)  # a malformed pair fails here, before any training
+    if args.jobs < 1:
+        raise SystemExit(f"--jobs must be at least 1, got {args.jobs}")
     print(f"{args.env}: {args.seeds} seeds x (baseline, archive {args.fraction}), {args.steps} steps each, "
-          f"{args.episodes} evaluation episodes per run")
-    runs = {"baseline": [], "archive": []}
+          f"{args.episodes} evaluation episodes per run, {args.jobs} at once")
+    arms = (("baseline", 0.0), ("archive", args.fraction))
+    jobs = [(seed, arm, fraction) for seed in range(args.seeds) for arm, fraction in arms]
+    results = {}
     start = time.perf_counter()
-    for seed in range(args.seeds):
-        for arm, fraction in (("baseline", 0.0), ("archive", args.fraction)):
-            result = run_arm(args, seed, fraction, train_set, env_config)
-            runs[arm].append(result)
-            cells = "" if result["archive_cells"] is None else f", {result['archive_cells']} archive cells"
+    with ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {pool.submit(run_arm, args, seed, fraction): (seed, arm) for seed, arm, fraction in jobs}
+        for future in as_completed(futures):
+            seed, arm = futures[future]
+            result = results[seed, arm] = future.result()
+            cells = "" if result["archive_cells"] is None else (
+                f", {result['archive_cells']} archive cells, deepest {result['field']} {result['archive_deepest']}")
             print(f"  seed {seed} {arm:>8}: mean {result['field']} {np.mean(result['reach']):.2f}, clears "
                   f"{np.mean(result['clear']):.1%}, {result['train_s']:.0f} s{cells}", flush=True)
+    runs = {arm: [results[seed, arm] for seed in range(args.seeds)] for arm, _ in arms}
     summary = report(runs, runs["baseline"][0]["field"])
     print(f"({time.perf_counter() - start:.0f} s in all)")
     if args.json:
