@@ -90,6 +90,22 @@ def test_training_with_the_archive_resumes_with_it_and_explores_from_its_checkpo
     assert archive.state_shape == (1, 1, 16) and extra["steps"] == 600 and len(archive) > 1
 
 
+def test_training_can_start_from_an_explored_archive(tmp_path):
+    explored = tmp_path / "explored"
+    assert main(["explore", "serpent", "--steps", "400", "--num-envs", "8", "--out", str(explored)]) == 0
+    saved, _ = Archive.load(str(explored), sparring.kit.registry.get("serpent"))
+    base = {"num_envs": 8, "horizon": 8, "minibatch_size": 64, "hidden": 8, "threads": 1, "recurrence": "mingru",
+            "archive_start": str(explored)}
+    trainer = Trainer("serpent", make_train_config(None, {**base, "archive_fraction": 1.0}))
+    archive = trainer.restarts.archive
+    assert len(archive) >= len(saved) and archive.index.items() >= saved.index.items()
+    assert (archive.visits[:len(saved)] >= saved.visits).all() and (archive.score[:len(saved)] >= saved.score).all()
+    assert archive.states.shape == (len(archive), 1, 1, 8) and not archive.states[:len(saved)].any()
+    trainer.iterate()
+    with pytest.raises(ValueError, match="archive_fraction"):
+        Trainer("serpent", make_train_config(None, base))
+
+
 def test_rows_per_env_needs_the_same_trained_seats_in_every_env():
     assert _rows_per_env(np.array([0, 2, 4]), 3, 2) == 1  # seat 0 of three two-seat envs
     assert _rows_per_env(np.array([0, 1, 2, 3]), 2, 2) == 2

@@ -36,10 +36,14 @@ class ArchiveRestarts:
       env: the trainer's env (any vec backend); rollout: its :class:`~sparring.train.rollout.Rollout`;
       fraction: probability that an ended episode's env restarts from the archive (0..1);
       every: env steps between snapshots into the archive; seed: seed of the cell draws;
-      frontier: the selection's bias towards the deepest cells (:meth:`Archive.weights`).
+      frontier: the selection's bias towards the deepest cells (:meth:`Archive.weights`);
+      start: a folder saved by ``sparring explore`` whose cells, records and counts the archive
+      begins with ("": none). Its cells carry no recurrent state, so a recurrent policy restarted
+      from one starts from a zero state; its scores are compared with the run's as they are.
     """
 
-    def __init__(self, env, rollout, fraction: float, every: int, seed: int, frontier: float = 0.0):
+    def __init__(self, env, rollout, fraction: float, every: int, seed: int, frontier: float = 0.0,
+                 start: str = ""):
         if not 0.0 < fraction <= 1.0:
             raise ValueError(f"train.archive_fraction must be in (0, 1] to use the archive, got {fraction}")
         if every < 1:
@@ -52,7 +56,7 @@ class ArchiveRestarts:
         self.seats = np.flatnonzero(np.asarray(env.learner_rows[:env.num_agents]))
         state = rollout.state
         shape = (len(state), self.rows_per_env, state[0].shape[-1]) if state else ()
-        self.archive = Archive(env.env_cls, shape)
+        self.archive = Archive(env.env_cls, shape) if not start else _explored(start, env.env_cls, shape)
         self.rng = np.random.default_rng([int(seed), 7])
         self.from_cell = np.full(env.num_envs, -1, np.int64)
         self.ended = np.zeros(env.num_envs, np.bool_)
@@ -140,6 +144,19 @@ class ArchiveRestarts:
         self.from_cell = np.asarray(extra["from_cell"], np.int64)
         self.ended = np.asarray(extra["ended"], np.bool_)
         self.ticks, self.restarted = int(extra["ticks"]), int(extra["restarted"])
+
+
+def _explored(folder: str, env_cls: type, state_shape: tuple) -> Archive:
+    """The archive saved in ``folder`` (by ``sparring explore``), with zero states of ``state_shape`` per cell."""
+    archive = Archive.load(folder, env_cls)[0]
+    if archive.state_shape == state_shape:
+        return archive
+    if archive.state_shape:
+        raise ValueError(f"archive in {folder!r} stores recurrent states of shape {archive.state_shape}, this run's "
+                         f"policy has {state_shape or 'none'}")
+    archive.state_shape = state_shape
+    archive.states = np.zeros((len(archive), *state_shape), np.float32)
+    return archive
 
 
 def _rows_per_env(rows: np.ndarray, num_envs: int, num_agents: int) -> int:

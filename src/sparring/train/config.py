@@ -59,6 +59,8 @@ class TrainConfig:
     archive_every: int = knob(8, "Go-Explore: env steps between snapshots of the batch into the archive.")
     archive_frontier: float = knob(0.0, "Go-Explore: bias of the cell draw towards the deepest cells, "
                                         "weight x exp(bias x (progress - deepest)) (0: no bias).")
+    archive_start: str = knob("", "Go-Explore: a folder saved by `sparring explore` whose cells the archive starts "
+                                  "with (empty: only the run's own episodes); needs archive_fraction > 0.")
     env_anneal: str = knob("", "Env knobs moved linearly from a start value to their --env value over training, as "
                                "KNOB=START[@UNTIL] entries separated by commas (UNTIL: fraction of the budget where "
                                "the knob arrives, default 1), e.g. 'foresight=0@0.5' or 'reward_damage=1'.")

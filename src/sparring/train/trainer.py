@@ -65,7 +65,10 @@ class Trainer:
             from sparring.explore.restarts import ArchiveRestarts
 
             self.restarts = ArchiveRestarts(self.env, self.rollout, cfg.archive_fraction, cfg.archive_every, cfg.seed,
-                                           cfg.archive_frontier)
+                                           cfg.archive_frontier, cfg.archive_start)
+        elif cfg.archive_start:
+            raise ValueError(f"train.archive_start {cfg.archive_start!r} needs restarts to use it: set "
+                             "train.archive_fraction (or --archive F) above 0")
         self.anneal = EnvAnneal(self.env, anneal) if anneal else None
         self.global_step = 0
         self.iteration = 0
