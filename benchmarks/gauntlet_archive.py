@@ -3,7 +3,7 @@
 Usage:
   .venv/bin/python benchmarks/gauntlet_archive.py [--env gauntlet] [--seeds 8] [--steps 5000000]
       [--fraction 0.25] [--episodes 500] [--set KEY=VALUE ...] [--env-set KEY=VALUE ...]
-      [--shaping KEY=VALUE ...] [--jobs J] [--json OUT]
+      [--shaping KEY=VALUE ...] [--explore-steps N] [--jobs J] [--json OUT]
 
 For each seed, two runs of ``sparring.train.Trainer`` with the env's [train] defaults and the
 same step budget: ``baseline`` (train.archive_fraction 0) and ``archive`` (``--fraction``). Each
@@ -12,6 +12,9 @@ archive restarts; wave 1 in gauntlet) and we record how far each got (the env's 
 field: the wave in gauntlet) and whether it cleared. ``--env-set`` configures the env of both
 training and evaluation; ``--shaping`` only training's (shaping rewards such as gauntlet's
 reward_wave would otherwise make a deep death count as a clear, whose test is a positive return).
+``--explore-steps N`` first runs Go-Explore's exploration phase (random returns, seed 0, the
+``--env-set`` env) for N env steps and starts every archive run's archive from its cells
+(``train.archive_start``); its time is reported apart, and baseline runs never see it.
 ``--jobs J`` runs J trainings at once, each in its own process (pass ``--set threads=1``).
 
 Reported: both arms' reach distributions (per-episode histogram, and per-seed means), the clear
@@ -28,12 +31,14 @@ import json
 import multiprocessing
 import os
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import numpy as np
 from scipy.stats import mannwhitneyu
 
+from sparring.explore.explore import Explorer
 from sparring.explore.reach import reach
 from sparring.kit import registry
 from sparring.train.config import make_train_config
@@ -53,6 +58,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="env config for both arms, in training and evaluation")
     p.add_argument("--shaping", nargs="*", default=[], metavar="KEY=VALUE",
                    help="env config for both arms in training only (shaping rewards)")
+    p.add_argument("--explore-steps", type=int, default=0,
+                   help="random archive exploration before training; archive runs start from its cells")
     p.add_argument("--jobs", type=int, default=1, help="trainings run at once, each in its own process")
     p.add_argument("--json", metavar="OUT", help="also write every number to this JSON file")
     return p.parse_args(argv)
@@ -68,11 +75,22 @@ def pairs(items: list[str], what: str) -> dict:
     return out
 
 
-def run_arm(args, seed: int, fraction: float) -> dict:
+def explore(args, folder: str) -> dict:
+    """Go-Explore's exploration phase with random returns, saved into ``folder``; its summary."""
+    start = time.perf_counter()
+    explorer = Explorer(args.env, "random", 256, 0, 100, pairs(args.env_set, "--env-set")).run(args.explore_steps)
+    explorer.archive.save(folder, {"policy": "random", "steps": explorer.steps, "seed": 0})
+    return {"steps": explorer.steps, "seconds": time.perf_counter() - start, "cells": len(explorer.archive),
+            "deepest": explorer.archive.deepest()}
+
+
+def run_arm(args, seed: int, fraction: float, archive_start: str) -> dict:
     """Train one run and measure its reach from fresh starts."""
     train_set, env_config = pairs(args.set, "--set"), pairs(args.env_set, "--env-set")
     overrides = {**train_set, "seed": seed, "steps": args.steps, "archive_fraction": fraction,
                  "eval_episodes": 0, "tensorboard": False}
+    if fraction > 0 and archive_start:
+        overrides["archive_start"] = archive_start
     cfg = make_train_config(registry.get(args.env), overrides)
     shaping = pairs(args.shaping, "--shaping")
     trainer = Trainer(args.env, cfg, {**env_config, **shaping})
@@ -126,8 +144,14 @@ def main(argv=None) -> None:
     jobs = [(seed, arm, fraction) for seed in range(args.seeds) for arm, fraction in arms]
     results = {}
     start = time.perf_counter()
-    with ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {pool.submit(run_arm, args, seed, fraction): (seed, arm) for seed, arm, fraction in jobs}
+    with tempfile.TemporaryDirectory() as explored, \
+            ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        exploration = explore(args, explored) if args.explore_steps > 0 else None
+        if exploration:
+            print(f"exploration: {exploration['steps']} random env steps in {exploration['seconds']:.0f} s, "
+                  f"{exploration['cells']} cells, deepest {exploration['deepest']}", flush=True)
+        start_from = explored if exploration else ""
+        futures = {pool.submit(run_arm, args, seed, fraction, start_from): (seed, arm) for seed, arm, fraction in jobs}
         for future in as_completed(futures):
             seed, arm = futures[future]
             result = results[seed, arm] = future.result()
@@ -141,7 +165,7 @@ def main(argv=None) -> None:
     if args.json:
         tmp = args.json + ".tmp"
         with open(tmp, "w") as fh:
-            json.dump({"args": vars(args), "runs": runs, **summary}, fh, indent=1)
+            json.dump({"args": vars(args), "exploration": exploration, "runs": runs, **summary}, fh, indent=1)
         os.replace(tmp, args.json)
 
 
