@@ -1,8 +1,8 @@
 """Does the Go-Explore archive make PPO reach deeper? Train with and without it, same steps, several seeds.
 
 Usage:
-  .venv/bin/python benchmarks/gauntlet_archive.py [--env gauntlet] [--seeds 8] [--steps 5000000]
-      [--fraction 0.25] [--episodes 500] [--set KEY=VALUE ...] [--env-set KEY=VALUE ...]
+  .venv/bin/python benchmarks/gauntlet_archive.py [--env gauntlet] [--seeds 8] [--first-seed 0]
+      [--steps 5000000] [--fraction 0.25] [--episodes 500] [--set KEY=VALUE ...] [--env-set KEY=VALUE ...]
       [--shaping KEY=VALUE ...] [--explore-steps N] [--jobs J] [--json OUT]
 
 For each seed, two runs of ``sparring.train.Trainer`` with the env's [train] defaults and the
@@ -49,6 +49,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--env", default="gauntlet")
     p.add_argument("--seeds", type=int, default=8, help="seeds per arm (the test's sample size)")
+    p.add_argument("--first-seed", type=int, default=0, help="seeds are first-seed .. first-seed + seeds - 1")
     p.add_argument("--steps", type=int, default=5_000_000, help="learner agent-steps per run")
     p.add_argument("--fraction", type=float, default=0.25, help="train.archive_fraction of the archive arm")
     p.add_argument("--episodes", type=int, default=500, help="evaluation episodes per trained policy")
@@ -141,7 +142,8 @@ def main(argv=None) -> None:
     print(f"{args.env}: {args.seeds} seeds x (baseline, archive {args.fraction}), {args.steps} steps each, "
           f"{args.episodes} evaluation episodes per run, {args.jobs} at once")
     arms = (("baseline", 0.0), ("archive", args.fraction))
-    jobs = [(seed, arm, fraction) for seed in range(args.seeds) for arm, fraction in arms]
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    jobs = [(seed, arm, fraction) for seed in seeds for arm, fraction in arms]
     results = {}
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as explored, \
@@ -159,7 +161,7 @@ def main(argv=None) -> None:
                 f", {result['archive_cells']} archive cells, deepest {result['field']} {result['archive_deepest']}")
             print(f"  seed {seed} {arm:>8}: mean {result['field']} {np.mean(result['reach']):.2f}, clears "
                   f"{np.mean(result['clear']):.1%}, {result['train_s']:.0f} s{cells}", flush=True)
-    runs = {arm: [results[seed, arm] for seed in range(args.seeds)] for arm, _ in arms}
+    runs = {arm: [results[seed, arm] for seed in seeds] for arm, _ in arms}
     summary = report(runs, runs["baseline"][0]["field"])
     print(f"({time.perf_counter() - start:.0f} s in all)")
     if args.json:
