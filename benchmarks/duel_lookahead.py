@@ -2,16 +2,17 @@
 
 Usage:
   .venv/bin/python benchmarks/duel_lookahead.py RUN_OR_CHECKPOINT [--episodes 400] [--candidates 6]
-      [--rollouts 16] [--depth 8] [--sampled-rollouts] [--seed 12345] [--env-set KEY=VALUE ...]
+      [--rollouts 16] [--depth 8] [--z 2] [--sampled-rollouts] [--seed 12345] [--env-set KEY=VALUE ...]
 
 Each tick, for every live episode, the search draws ``--candidates`` actions for seat 0 (the
 policy's greedy action and samples from it), copies the episode's record ``--rollouts`` times per
 candidate, and plays each copy ``--depth`` ticks: the candidate first, then the policy (greedy
 unless ``--sampled-rollouts``), adding the policy's value estimate where a copy is still running.
-The candidate with the best mean return is played. The copies get fresh random generator states,
-so the search never sees the real episode's coming dice or the robot's foresight draws; copies of
-different candidates share their generator states (common random numbers), so the comparison
-between candidates is less noisy. A depth of 250 plays every copy to the end of its episode.
+The candidate with the best mean return is played, but a sampled one only when it beats the greedy
+action by more than ``--z`` standard errors of the paired difference (``--z 0``: the best mean).
+The copies get fresh random generator states, so the search never sees the real episode's coming
+dice or the robot's foresight draws; copies of different candidates share their generator states
+(common random numbers), so the comparison between candidates is less noisy. A depth of 250 plays every copy to the end of its episode.
 
 Reported: the win rate with Wilson intervals of the greedy policy alone and of the search, on the
 same episodes (env ``i`` of both is seeded from ``(--seed, i)``), the env config the checkpoint
@@ -65,8 +66,11 @@ def _search_tick(policy, env, sim, rng, args) -> np.ndarray:
         if not running.any():
             break
     total += np.where(running, policy.value(torch.from_numpy(sim.obs[0::2])).numpy(), 0.0)
-    best = total.reshape(e, k, m).mean(-1).argmax(1)
-    return cand[np.arange(e), best]
+    gain = total.reshape(e, k, m) - total.reshape(e, k, m)[:, :1]  # paired with the greedy candidate's rollouts
+    error = gain.std(-1, ddof=1) / np.sqrt(m) if m > 1 else np.zeros((e, k))
+    score = np.where(gain.mean(-1) > args.z * error, gain.mean(-1), 0.0)
+    score[:, 0] = 0.0
+    return cand[np.arange(e), score.argmax(1)]
 
 
 def play(policy, env_cls, config: dict, args, search: bool) -> tuple[int, int]:
@@ -97,6 +101,8 @@ def main() -> None:
     parser.add_argument("--candidates", type=int, default=6)
     parser.add_argument("--rollouts", type=int, default=16)
     parser.add_argument("--depth", type=int, default=8)
+    parser.add_argument("--z", type=float, default=2.0,
+                        help="standard errors by which a sampled candidate must beat the greedy action")
     parser.add_argument("--sampled-rollouts", action="store_true")
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--env-set", nargs="*", default=[], metavar="KEY=VALUE")
@@ -117,7 +123,7 @@ def main() -> None:
     policy.eval()
     print(f"duel, env overrides {config}, {args.episodes} episodes from seed {args.seed}")
     for label, search in (("policy alone (greedy)", False),
-                          (f"search: {args.candidates} candidates x {args.rollouts} rollouts, depth {args.depth}, "
+                          (f"search: {args.candidates} candidates x {args.rollouts} rollouts, depth {args.depth}, z {args.z}, "
                            f"{'sampled' if args.sampled_rollouts else 'greedy'} rollouts", True)):
         start = time.perf_counter()
         wins, draws = play(policy, env_cls, config, args, search)
