@@ -122,9 +122,9 @@ def main() -> None:
     policy, _ = load_policy(args.checkpoint, "duel", BatchedEnv(env_cls, num_envs=1, **config))
     policy.eval()
     print(f"duel, env overrides {config}, {args.episodes} episodes from seed {args.seed}")
-    for label, search in (("policy alone (greedy)", False),
-                          (f"search: {args.candidates} candidates x {args.rollouts} rollouts, depth {args.depth}, z {args.z}, "
-                           f"{'sampled' if args.sampled_rollouts else 'greedy'} rollouts", True)):
+    searched = (f"search: {args.candidates} candidates x {args.rollouts} rollouts, depth {args.depth}, z {args.z}, "
+                f"{'sampled' if args.sampled_rollouts else 'greedy'} rollouts")
+    for label, search in (("policy alone (greedy)", False), (searched, True)):
         start = time.perf_counter()
         wins, draws = play(policy, env_cls, config, args, search)
         low, high = wilson_interval(wins, args.episodes)
