@@ -12,7 +12,8 @@ The candidate with the best mean return is played, but a sampled one only when i
 action by more than ``--z`` standard errors of the paired difference (``--z 0``: the best mean).
 The copies get fresh random generator states, so the search never sees the real episode's coming
 dice or the robot's foresight draws; copies of different candidates share their generator states
-(common random numbers), so the comparison between candidates is less noisy. A depth of 250 plays every copy to the end of its episode.
+(common random numbers), so the comparison between candidates is less noisy. A depth of 250 plays
+every copy to the end of its episode.
 
 Reported: the win rate with Wilson intervals of the greedy policy alone and of the search, on the
 same episodes (env ``i`` of both is seeded from ``(--seed, i)``), the env config the checkpoint
