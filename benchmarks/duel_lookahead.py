@@ -40,8 +40,7 @@ SHAPING_OFF = {"reward_damage": 0.0, "reward_taken": 0.0, "reward_prayer": 0.0}
 
 
 def _actions(policy, obs: np.ndarray, mask: np.ndarray, greedy: bool) -> torch.Tensor:
-    grid = policy.heads.grid(policy.actor(policy.encode(torch.from_numpy(obs))), torch.from_numpy(mask))
-    return policy.heads.greedy(grid) if greedy else policy.heads.sample(grid)[0]
+    return policy.act(torch.from_numpy(obs), torch.from_numpy(mask), greedy=greedy)[0]
 
 
 def _search_tick(policy, env, sim, rng, args) -> np.ndarray:
