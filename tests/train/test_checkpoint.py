@@ -19,13 +19,15 @@ def run(trainer, iterations):
         trainer.iterate()
 
 
-@pytest.mark.parametrize("env, recurrence, opponent, optimizer", [
-    ("squared", "none", None, "adam"),
-    ("toy_masked_pick", "lstm", None, "muon"),
-    ("toy_match", "mingru", "self", "adam"),
+@pytest.mark.parametrize("env, recurrence, opponent, optimizer, critic", [
+    ("squared", "none", None, "adam", "shared"),
+    ("squared", "none", None, "adam", "separate"),
+    ("toy_masked_pick", "lstm", None, "muon", "shared"),
+    ("toy_match", "mingru", "self", "adam", "shared"),
 ])
-def test_resume_continues_exactly(tmp_path, env, recurrence, opponent, optimizer):
-    cfg = make_train_config(None, {**TINY, "recurrence": recurrence, "optimizer": optimizer, "steps": 32 * 16 * 6})
+def test_resume_continues_exactly(tmp_path, env, recurrence, opponent, optimizer, critic):
+    cfg = make_train_config(None, {**TINY, "recurrence": recurrence, "optimizer": optimizer, "critic": critic,
+                                   "steps": 32 * 16 * 6})
     straight = Trainer(env, cfg, opponent=opponent)
     run(straight, 3)
     folder = save_checkpoint(str(tmp_path), straight)
@@ -53,6 +55,18 @@ def test_checkpoint_files_and_meta(tmp_path):
     assert [d for d in os.listdir(tmp_path / "checkpoints") if d.startswith("step-")] == ["step-000000001024"]
     policy, _ = load_policy(str(tmp_path))
     assert torch.equal(policy.actor.weight, trainer.policy.actor.weight)
+
+
+def test_a_checkpoint_older_than_a_policy_setting_resumes_with_its_default(tmp_path):
+    trainer = Trainer("squared", make_train_config(None, {**TINY, "steps": 1024}))
+    run(trainer, 1)
+    folder = save_checkpoint(str(tmp_path), trainer)
+    meta_file = os.path.join(folder, "meta.json")
+    meta = json.load(open(meta_file))
+    del meta["policy"]["critic"]  # as written before the setting existed
+    json.dump(meta, open(meta_file, "w"))
+    resumed = Trainer("squared", make_train_config(None, {**TINY, "steps": 1024}))
+    assert restore_trainer(resumed, folder)["step"] == resumed.global_step == 512
 
 
 def test_wrong_env_or_policy_is_refused_with_a_reason(tmp_path):

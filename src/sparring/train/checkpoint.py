@@ -128,7 +128,8 @@ def restore_trainer(trainer, path: str) -> dict:
     folder = resolve(path)
     meta = read_meta(folder)
     check_compatible(meta, trainer.env_name, trainer.env)
-    if meta["policy"] != trainer.policy.spec:
+    # rebuilt, the saved spec gains the defaults of settings newer than the checkpoint
+    if Policy(**meta["policy"]).spec != trainer.policy.spec:
         raise ValueError(f"checkpoint policy {meta['policy']} differs from this run's {trainer.policy.spec}")
     load_weights(trainer.policy, os.path.join(folder, "policy.safetensors"))
     opt = torch.load(os.path.join(folder, "optimizer.pt"), weights_only=True, map_location="cpu")

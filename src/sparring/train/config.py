@@ -34,6 +34,9 @@ class TrainConfig:
     hidden: int = knob(128, "Width of the encoder and of the recurrent state.")
     layers: int = knob(2, "Hidden layers of the MLP encoder.")
     onehot_obs: bool = knob(True, "One-hot encode integer observations in [0, high] when high <= 16.")
+    critic: str = choice("shared", ("shared", "separate"),
+                         "Value function: shared (a head on the actor's encoder) or separate (its own MLP encoder "
+                         "of the same shape, as CleanRL's continuous-control PPO; MLP policies only).")
     recurrence: str = choice("none", ("none", "lstm", "mingru"), "Recurrent core after the encoder.")
     device: str = choice("auto", ("auto", "cpu", "cuda", "mps"),
                          "Torch device: auto (cuda, then mps, then cpu), cpu, cuda, mps.")

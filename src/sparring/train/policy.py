@@ -12,6 +12,7 @@ from sparring.train.heads import MaskedHeads
 from sparring.train.recurrent import CORES
 
 MAX_ONEHOT = 16
+CRITICS = ("shared", "separate")
 
 
 def _layer(inp: int, out: int, gain: float) -> nn.Linear:
@@ -19,6 +20,14 @@ def _layer(inp: int, out: int, gain: float) -> nn.Linear:
     nn.init.orthogonal_(layer.weight, gain)
     nn.init.zeros_(layer.bias)
     return layer
+
+
+def _mlp(inp: int, hidden: int, layers: int) -> nn.Sequential:
+    blocks, width = [], inp
+    for _ in range(layers):
+        blocks += [_layer(width, hidden, math.sqrt(2)), nn.ReLU()]
+        width = hidden
+    return nn.Sequential(*blocks)
 
 
 def obs_scale(low: float, high: float) -> float:
@@ -46,29 +55,33 @@ class Policy(nn.Module):
       obs_size: observation length; scale: multiplier applied to raw observations.
       head_sizes: action head sizes; hidden: width; layers: encoder depth;
       recurrence: "none", "lstm" or "mingru"; onehot: planes of a one-hot encoding of
-      integer observations (0: use the scaled raw values).
+      integer observations (0: use the scaled raw values); critic: "shared" (the value head reads the
+      actor's features) or "separate" (the value has an MLP encoder of its own; MLP policies only).
     """
 
     def __init__(self, obs_size: int, head_sizes, hidden: int = 128, layers: int = 1,
-                 recurrence: str = "none", scale: float = 1.0, onehot: int = 0):
+                 recurrence: str = "none", scale: float = 1.0, onehot: int = 0, critic: str = "shared"):
         super().__init__()
         if int(layers) < 1:
             raise ValueError(f"policy layers must be >= 1, got {layers}")
         if recurrence != "none" and recurrence not in CORES:
             raise ValueError(f"recurrence {recurrence!r} is not one of {['none', *CORES]}")
+        if critic not in CRITICS:
+            raise ValueError(f"critic {critic!r} is not one of {list(CRITICS)}")
+        if critic == "separate" and recurrence != "none":
+            raise ValueError(f"critic 'separate' needs recurrence 'none', got {recurrence!r}")
         self.spec = {"obs_size": int(obs_size), "head_sizes": [int(s) for s in head_sizes], "hidden": int(hidden),
-                     "layers": int(layers), "recurrence": recurrence, "scale": float(scale), "onehot": int(onehot)}
+                     "layers": int(layers), "recurrence": recurrence, "scale": float(scale), "onehot": int(onehot),
+                     "critic": critic}
         self.onehot = int(onehot)
         self.register_buffer("codes", torch.arange(1, self.onehot + 1, dtype=torch.uint8), persistent=False)
-        blocks, width = [], int(obs_size) * max(1, self.onehot)
-        for _ in range(layers):
-            blocks += [_layer(width, hidden, math.sqrt(2)), nn.ReLU()]
-            width = hidden
-        self.encoder = nn.Sequential(*blocks)
+        inputs = int(obs_size) * max(1, self.onehot)
+        self.encoder = _mlp(inputs, hidden, layers)
+        self.critic_encoder = _mlp(inputs, hidden, layers) if critic == "separate" else None
         self.core = CORES[recurrence](hidden) if recurrence != "none" else None
         self.heads = MaskedHeads(np.asarray(head_sizes))
-        self.actor = _layer(width, self.heads.total, 0.01)
-        self.critic = _layer(width, 1, 1.0)
+        self.actor = _layer(hidden, self.heads.total, 0.01)
+        self.critic = _layer(hidden, 1, 1.0)
         self.scale = float(scale)
 
     @property
@@ -80,16 +93,20 @@ class Policy(nn.Module):
         """The state of ``batch`` fresh rows (empty tuple for the MLP)."""
         return self.core.initial_state(batch, device) if self.core is not None else ()
 
-    def encode(self, obs: torch.Tensor) -> torch.Tensor:
-        """Raw observations (any dtype) -> features."""
+    def _inputs(self, obs: torch.Tensor) -> torch.Tensor:
+        """Raw observations (any dtype) -> the encoders' float inputs."""
         if self.onehot:
-            planes = (obs.unsqueeze(-1) == self.codes.to(obs.dtype)).to(torch.float32)
-            return self.encoder(planes.flatten(-2))
-        return self.encoder(obs.to(torch.float32) * self.scale)
+            return (obs.unsqueeze(-1) == self.codes.to(obs.dtype)).to(torch.float32).flatten(-2)
+        return obs.to(torch.float32) * self.scale
+
+    def _value(self, inputs: torch.Tensor, features: torch.Tensor) -> torch.Tensor:
+        """The value head over the actor's features, or over the critic's own encoding of ``inputs``."""
+        return self.critic(features if self.critic_encoder is None else self.critic_encoder(inputs))
 
     def act(self, obs, mask, state=(), reset=None, greedy: bool = False):
         """One tick for rollouts: (actions [B, heads], logprob [B], value [B], new state)."""
-        x = self.encode(obs)
+        inputs = self._inputs(obs)
+        x = self.encoder(inputs)
         if self.core is not None:
             x, state = self.core.step(x, state, reset)
         grid = self.heads.grid(self.actor(x), mask)
@@ -98,11 +115,14 @@ class Policy(nn.Module):
             logprob = torch.zeros(actions.shape[0], device=actions.device)
         else:
             actions, logprob = self.heads.sample(grid)
-        return actions, logprob, self.critic(x).squeeze(-1), state
+        return actions, logprob, self._value(inputs, x).squeeze(-1), state
 
     def value(self, obs, state=(), reset=None) -> torch.Tensor:
         """State values [B] (used to bootstrap the end of a rollout)."""
-        x = self.encode(obs)
+        inputs = self._inputs(obs)
+        if self.critic_encoder is not None:
+            return self.critic(self.critic_encoder(inputs)).squeeze(-1)
+        x = self.encoder(inputs)
         if self.core is not None:
             x, _ = self.core.step(x, state, reset)
         return self.critic(x).squeeze(-1)
@@ -114,17 +134,18 @@ class Policy(nn.Module):
         recurrent policy, starting from ``state``.
         """
         lead = obs.shape[:-1]
-        x = self.encode(obs)
+        inputs = self._inputs(obs)
+        x = self.encoder(inputs)
         if self.core is not None:
             x = self.core.sequence(x, state, resets)
         x = x.reshape(-1, x.shape[-1])
         grid = self.heads.grid(self.actor(x), mask.reshape(-1, mask.shape[-1]))
         logprob, entropy = self.heads.log_prob_entropy(grid, actions.reshape(-1, actions.shape[-1]))
-        return logprob.view(lead), entropy.view(lead), self.critic(x).view(lead)
+        return logprob.view(lead), entropy.view(lead), self._value(inputs.reshape(-1, inputs.shape[-1]), x).view(lead)
 
 
 def policy_for(env, cfg) -> Policy:
     """The policy a TrainConfig asks for, shaped for a BatchedEnv."""
     spec = env.obs_spec
     return Policy(spec.size, env.heads.sizes, hidden=cfg.hidden, layers=cfg.layers, recurrence=cfg.recurrence,
-                  scale=obs_scale(spec.low, spec.high), onehot=onehot_values(spec, cfg.onehot_obs))
+                  scale=obs_scale(spec.low, spec.high), onehot=onehot_values(spec, cfg.onehot_obs), critic=cfg.critic)

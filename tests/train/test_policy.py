@@ -1,0 +1,31 @@
+"""The actor-critic: a separate critic keeps the value's gradient out of the actor's encoder."""
+
+import pytest
+import torch
+
+from sparring.train.policy import Policy
+
+
+def test_separate_critic_trains_its_own_encoder_only():
+    torch.manual_seed(0)
+    policy = Policy(6, [3, 2], hidden=16, layers=2, critic="separate")
+    obs, mask = torch.randn(32, 6), torch.ones(32, 5, dtype=torch.bool)
+    _, _, value, _ = policy.act(obs, mask)
+    assert torch.allclose(value, policy.value(obs))
+    policy.value(obs).pow(2).mean().backward()
+    assert all(p.grad is None for p in [*policy.encoder.parameters(), *policy.actor.parameters()])
+    assert all(p.grad is not None for p in [*policy.critic_encoder.parameters(), *policy.critic.parameters()])
+
+
+def test_shared_critic_reads_the_actor_features():
+    torch.manual_seed(0)
+    policy = Policy(6, [3, 2], hidden=16, layers=2)
+    policy.value(torch.randn(32, 6)).pow(2).mean().backward()
+    assert policy.critic_encoder is None and all(p.grad is not None for p in policy.encoder.parameters())
+
+
+def test_separate_critic_needs_an_mlp_policy():
+    with pytest.raises(ValueError, match="critic 'separate' needs recurrence 'none'"):
+        Policy(6, [3, 2], hidden=16, recurrence="lstm", critic="separate")
+    with pytest.raises(ValueError, match=r"critic 'twin' is not one of \['shared', 'separate'\]"):
+        Policy(6, [3, 2], hidden=16, critic="twin")
