@@ -2,7 +2,8 @@
 
 Usage:
   .venv/bin/python benchmarks/duel_lookahead.py RUN_OR_CHECKPOINT [--episodes 400] [--candidates 6]
-      [--rollouts 16] [--depth 8] [--z 2] [--sampled-rollouts] [--seed 12345] [--env-set KEY=VALUE ...]
+      [--rollouts 16] [--depth 8] [--z 2] [--sampled-rollouts] [--no-search] [--seed 12345]
+      [--env-set KEY=VALUE ...]
 
 Each tick, for every live episode, the search draws ``--candidates`` actions for seat 0 (the
 policy's greedy action and samples from it), copies the episode's record ``--rollouts`` times per
@@ -17,7 +18,8 @@ every copy to the end of its episode.
 
 Reported: the win rate with Wilson intervals of the greedy policy alone and of the search, on the
 same episodes (env ``i`` of both is seeded from ``(--seed, i)``), the env config the checkpoint
-trained with (shaping off) and ``--env-set`` overrides.
+trained with (shaping off) and ``--env-set`` overrides. ``--no-search`` plays the policy alone only,
+e.g. to measure it over many more episodes than the search affords.
 """
 
 from __future__ import annotations
@@ -104,6 +106,7 @@ def main() -> None:
     parser.add_argument("--z", type=float, default=2.0,
                         help="standard errors by which a sampled candidate must beat the greedy action")
     parser.add_argument("--sampled-rollouts", action="store_true")
+    parser.add_argument("--no-search", action="store_true", help="play only the policy alone")
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--env-set", nargs="*", default=[], metavar="KEY=VALUE")
     args = parser.parse_args()
@@ -124,7 +127,7 @@ def main() -> None:
     print(f"duel, env overrides {config}, {args.episodes} episodes from seed {args.seed}")
     searched = (f"search: {args.candidates} candidates x {args.rollouts} rollouts, depth {args.depth}, z {args.z}, "
                 f"{'sampled' if args.sampled_rollouts else 'greedy'} rollouts")
-    for label, search in (("policy alone (greedy)", False), (searched, True)):
+    for label, search in (("policy alone (greedy)", False), (searched, True))[:1 if args.no_search else 2]:
         start = time.perf_counter()
         wins, draws = play(policy, env_cls, config, args, search)
         low, high = wilson_interval(wins, args.episodes)
