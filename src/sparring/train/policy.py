@@ -120,12 +120,12 @@ class Policy(nn.Module):
     def value(self, obs, state=(), reset=None) -> torch.Tensor:
         """State values [B] (used to bootstrap the end of a rollout)."""
         inputs = self._inputs(obs)
-        if self.critic_encoder is not None:
-            return self.critic(self.critic_encoder(inputs)).squeeze(-1)
-        x = self.encoder(inputs)
-        if self.core is not None:
-            x, _ = self.core.step(x, state, reset)
-        return self.critic(x).squeeze(-1)
+        x = None  # a separate critic needs no actor features
+        if self.critic_encoder is None:
+            x = self.encoder(inputs)
+            if self.core is not None:
+                x, _ = self.core.step(x, state, reset)
+        return self._value(inputs, x).squeeze(-1)
 
     def evaluate(self, obs, mask, actions, state=(), resets=None):
         """Training pass: (logprob, entropy, value), each shaped like the leading dims of ``obs``.
