@@ -18,7 +18,7 @@ TARGET = 40 * BATCH
 
 
 def sparring(*args, **kw):
-    return subprocess.Popen([sys.executable, "-m", "sparring.cli", *args], stdout=subprocess.DEVNULL,
+    return subprocess.Popen([sys.executable, "-m", "sparring", *args], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, **kw)
 
 

@@ -1,4 +1,4 @@
-"""``sparring train``: a run folder, the training loop with dashboard and checkpoints, plots and a final eval."""
+"""``sparring train``: a run folder, the training loop with dashboard and checkpoints, and plots."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import os
 import time
 
 from sparring.kit import registry
-from sparring.train.checkpoint import read_meta, restore_trainer, save_checkpoint
+from sparring.players.load import read_meta
+from sparring.train.checkpoint import restore_trainer, save_checkpoint
 from sparring.train.config import TrainConfig, make_train_config
 from sparring.train.dashboard import Dashboard
 from sparring.train.imitate import check_imitation, imitate
@@ -85,8 +86,6 @@ def train(env_name: str | None = None, overrides: dict | None = None, env_config
         log.close()
         trainer.close()
     plot_run(run_dir)
-    if cfg.eval_episodes > 0:
-        _final_eval(env_name, run_dir, trainer, cfg, board.stream)
     return run_dir
 
 
@@ -104,13 +103,3 @@ def _run_folder_of(path: str) -> str:
         path = os.path.dirname(path)
     raise ValueError("could not find the run folder (with metrics.jsonl) above the checkpoint")
 
-
-def _final_eval(env_name: str, run_dir: str, trainer: Trainer, cfg: TrainConfig, stream) -> None:
-    from sparring.evaluate.episodes import format_report
-    from sparring.evaluate.play import evaluate_checkpoint
-
-    report = evaluate_checkpoint(env_name, run_dir, trainer.opponent_name, episodes=cfg.eval_episodes)
-    with open(os.path.join(run_dir, "eval.json"), "w") as fh:
-        json.dump(report, fh, indent=1)
-    stream.write(format_report(env_name, report) + f"\nrun folder: {run_dir}\n")
-    stream.flush()

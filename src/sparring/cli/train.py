@@ -1,21 +1,51 @@
-"""The ``sweep`` and ``ablate`` commands and ``bench --compare`` (registered by ``sparring.cli``)."""
+"""``sparring train`` (then the final evaluation of the run), ``sweep`` and ``ablate``."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
 
-
-def _budget(args, train: dict) -> dict:
-    if args.steps is not None:
-        train["steps"] = args.steps
-    if args.minutes is not None:
-        train["minutes"] = args.minutes
-    return train
+from sparring.cli.overrides import override_groups
+from sparring.cli.seats import add_seat_args
 
 
-def cmd_sweep(args, groups: dict) -> int:
+def cmd_train(args, extra) -> int:
+    """Train PPO on an env (or resume a run), then evaluate the run unless ``--train.eval_episodes 0``."""
+    from sparring.train.run import train
+
+    groups = override_groups(extra, {"env", "train"})
+    budget = _budget(args, groups.get("train", {}))
+    if args.ray_address is not None:
+        budget.update(vec="ray", ray_address=args.ray_address)
+    if args.archive is not None:
+        budget["archive_fraction"] = args.archive
+    if args.env is None and args.resume is None:
+        raise SystemExit("sparring train: give an env name, or --resume RUN")
+    run_dir = train(args.env, budget, groups.get("env", {}), args.opponent, resume=args.resume, runs_dir=args.runs)
+    final_eval(run_dir)
+    return 0
+
+
+def final_eval(run_dir: str) -> None:
+    """Evaluate a finished run as its config.json says (``train.eval_episodes``, against the run's opponent):
+    write ``eval.json`` into the run folder and print the report and the run folder."""
+    from sparring.evaluate.episodes import format_report
+    from sparring.evaluate.play import evaluate_checkpoint
+
+    with open(os.path.join(run_dir, "config.json")) as fh:
+        config = json.load(fh)
+    episodes = config["train"]["eval_episodes"]
+    if episodes <= 0:
+        return
+    report = evaluate_checkpoint(config["env"], run_dir, config["opponent"], episodes=episodes)
+    with open(os.path.join(run_dir, "eval.json"), "w") as fh:
+        json.dump(report, fh, indent=1)
+    print(format_report(config["env"], report) + f"\nrun folder: {run_dir}", flush=True)
+
+
+def cmd_sweep(args, extra) -> int:
     """Run (or resume) a sweep in ``<sweeps>/<name>``; print the results table and the files written."""
     import optuna
 
@@ -24,6 +54,7 @@ def cmd_sweep(args, groups: dict) -> int:
     from sparring.sweep.settings import SweepSettings, prepare
     from sparring.sweep.space import load_space
 
+    groups = override_groups(extra, {"env", "train"})
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     space = load_space(registry.get(args.env), args.space)
     folder = os.path.join(args.sweeps, args.name or args.env)
@@ -49,10 +80,12 @@ def cmd_sweep(args, groups: dict) -> int:
     return 0
 
 
-def cmd_ablate(args, groups: dict) -> int:
+def cmd_ablate(args, extra) -> int:
     """Train each value of one knob over K seeds; print means, intervals and the verdicts."""
     from sparring.record.store import atomic_output
     from sparring.sweep.ablate import ablate
+
+    groups = override_groups(extra, {"env", "train"})
 
     def show(label, seed, value):
         print(f"{args.knob.partition('=')[0]}={label} seed {seed}: {args.metric}={value:.4g}", file=sys.stderr,
@@ -67,17 +100,30 @@ def cmd_ablate(args, groups: dict) -> int:
     return 0
 
 
-def cmd_bench_compare(args) -> int:
-    """``sparring bench ENV --compare A B``."""
-    from sparring.sweep.compare import compare, format_compare
+def _budget(args, train: dict) -> dict:
+    """``--train.KEY`` overrides with ``--minutes`` and ``--steps`` folded in."""
+    if args.minutes is not None:
+        train["minutes"] = args.minutes
+    if args.steps is not None:
+        train["steps"] = args.steps
+    return train
 
-    result = compare(args.env, args.compare[0], args.compare[1], repeats=args.repeats, seconds=args.seconds)
-    print(json.dumps(result, indent=1) if args.json else format_compare(result))
-    return 0
 
-
-def add_commands(sub, groups) -> None:
-    """Add ``sweep`` and ``ablate`` to the subparsers ``sub``; ``groups(extra, allowed)`` parses overrides."""
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Register ``train``, ``sweep`` and ``ablate``."""
+    p = sub.add_parser("train", help="PPO with a live dashboard, checkpoints, plots (--train.KEY VALUE overrides)")
+    p.add_argument("env", nargs="?", help="env name (optional with --resume)")
+    p.add_argument("--minutes", type=float, help="training budget in minutes")
+    p.add_argument("--steps", type=int, help="training budget in learner agent-steps")
+    add_seat_args(p, seed=None, opponent="the env's opponent knob value, one of its scripted policies, or 'self'")
+    p.add_argument("--resume", metavar="RUN", help="continue a run folder (or checkpoint) where it stopped")
+    p.add_argument("--runs", default="runs", help="folder for new run folders")
+    p.add_argument("--ray-address", help="step the envs on this Ray cluster (same as --train.vec ray "
+                                         "--train.ray_address ADDR)")
+    p.add_argument("--archive", type=float, nargs="?", const=0.25, metavar="F",
+                   help="Go-Explore: restart a fraction F (default 0.25) of ended episodes from archive cells "
+                        "(same as --train.archive_fraction F)")
+    p.set_defaults(fn=cmd_train)
     p = sub.add_parser("sweep", help="Optuna (or Ray Tune) over the env's [sweep] search space; resumes, "
                                      "writes a table and plots (--train.KEY/--env.KEY fix the rest)")
     p.add_argument("env")
@@ -91,7 +137,7 @@ def add_commands(sub, groups) -> None:
     p.add_argument("--backend", choices=("local", "ray"), default="local",
                    help="local: Optuna TPE + median pruning in SQLite; ray: Ray Tune with OptunaSearch + ASHA")
     p.add_argument("--ray-address", help="Ray cluster address for --backend ray (default: a local Ray)")
-    p.set_defaults(fn=lambda args, extra: cmd_sweep(args, groups(extra, {"env", "train"})))
+    p.set_defaults(fn=cmd_sweep)
     p = sub.add_parser("ablate", help="one knob's values over K seeds each: mean, bootstrap 95%% CI, "
                                       "Holm-corrected test against the base")
     p.add_argument("env")
@@ -102,10 +148,10 @@ def add_commands(sub, groups) -> None:
     p.add_argument("--json", action="store_true")
     p.add_argument("--out", metavar="FILE.json", help="also write the result here")
     _trial_args(p)
-    p.set_defaults(fn=lambda args, extra: cmd_ablate(args, groups(extra, {"env", "train"})))
+    p.set_defaults(fn=cmd_ablate)
 
 
-def _trial_args(p) -> None:
+def _trial_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--steps", type=int, help="training budget per trial, in learner agent-steps")
     p.add_argument("--minutes", type=float, help="training budget per trial, in minutes")
     p.add_argument("--metric", default="win_rate",

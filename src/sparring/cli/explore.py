@@ -2,35 +2,40 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import time
 
+from sparring.cli.overrides import env_overrides
+from sparring.cli.seats import add_seat_args
 
-def cmd_explore(args, groups) -> int:
+
+def cmd_explore(args, extra) -> int:
     """Explore ``args.env`` from its archive (new, or ``--resume``d), print the frontier, save the archive."""
     from sparring.explore.archive import Archive
     from sparring.explore.explore import Explorer
     from sparring.explore.frontier import frontier_table, summary
     from sparring.kit import registry
 
+    config = env_overrides(extra)
     env_cls = registry.get(args.env)
     archive = Archive.load(args.resume, env_cls)[0] if args.resume else None
     out = args.out or args.resume or _new_out_dir(args.env, args.runs)
     start = time.perf_counter()
-    explorer = Explorer(args.env, args.policy, args.num_envs, args.seed, args.segment, groups.get("env", {}),
-                        archive).run(args.steps)
+    explorer = Explorer(args.env, args.policy, args.num_envs, args.seed, args.segment, config, archive).run(args.steps)
     seconds = time.perf_counter() - start
     explorer.archive.save(out, {"policy": args.policy, "steps": explorer.steps, "seed": args.seed})
     if args.json:
         print(json.dumps({**summary(explorer.archive), "steps": explorer.steps, "seconds": seconds, "out": out}))
         return 0
     print(frontier_table(explorer.archive, top=args.top))
-    print(f"\n{explorer.steps} env steps in {seconds:.1f} s ({explorer.agent.name}); archive saved to {out}")
+    print(f"\n{explorer.steps} env steps in {seconds:.1f} s ({explorer.player.name}); archive saved to {out}")
     return 0
 
 
 def _new_out_dir(env_name: str, runs_dir: str) -> str:
+    """The default --out: ``<runs>/<env>-explore-<YYYYmmdd-HHMMSS>``, suffixed if that exists already."""
     base = os.path.join(runs_dir, f"{env_name}-explore-{time.strftime('%Y%m%d-%H%M%S')}")
     path, k = base, 1
     while os.path.exists(path):
@@ -38,8 +43,8 @@ def _new_out_dir(env_name: str, runs_dir: str) -> str:
     return path
 
 
-def add_commands(sub, groups) -> None:
-    """Register ``explore`` on the CLI's subparsers; ``groups(extra, allowed)`` parses --env.KEY overrides."""
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Register ``explore``."""
     p = sub.add_parser("explore", help="Go-Explore archive exploration: a cell frontier table and a saved archive "
                                        "(--env.KEY VALUE overrides)")
     p.add_argument("env")
@@ -51,8 +56,8 @@ def add_commands(sub, groups) -> None:
     p.add_argument("--resume", metavar="DIR", help="continue the archive saved in DIR")
     p.add_argument("--num-envs", type=int, default=64, help="envs explored at once")
     p.add_argument("--segment", type=int, default=100, help="ticks explored from a cell before choosing another")
-    p.add_argument("--seed", type=int, default=0)
+    add_seat_args(p, seed=0)
     p.add_argument("--top", type=int, default=10, help="frontier cells listed")
     p.add_argument("--runs", default="runs", help="folder for new output folders")
     p.add_argument("--json", action="store_true", help="the summary as one JSON line")
-    p.set_defaults(fn=lambda args, extra: cmd_explore(args, groups(extra, {"env"})))
+    p.set_defaults(fn=cmd_explore)

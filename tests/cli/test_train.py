@@ -1,4 +1,4 @@
-"""`sparring train / eval / watch` on a tiny budget: the run folder, the reports, the errors."""
+"""`sparring train / eval / watch` on a tiny budget: the run folder, the final evaluation, the reports, the errors."""
 
 import csv
 import json
@@ -21,7 +21,9 @@ def test_train_then_eval_then_watch(tmp_path, capsys):
     rows = list(csv.DictReader(open(os.path.join(run, "metrics.csv"))))
     assert [r["train/step"] for r in rows] == ["512", "1024", "1536", "2048"]
     assert {"train/sps", "loss/policy", "perf/env_s", "env/success"} <= set(rows[0])
-    assert "win" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "win" in out and f"run folder: {run}" in out
+    assert json.load(open(os.path.join(run, "eval.json")))["episodes"] == 50
 
     assert main(["eval", "squared", "--checkpoint", run, "--episodes", "40", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
@@ -44,3 +46,20 @@ def test_train_needs_a_budget_and_valid_settings(tmp_path, capsys):
     assert "budget" in capsys.readouterr().err
     assert main(["train", "squared", "--steps", "10", "--train.lr", "fast"]) == 2
     assert "'lr' must be float" in capsys.readouterr().err
+
+
+def test_resume_takes_overrides_after_it_and_skips_a_disabled_final_eval(tmp_path, monkeypatch, capsys):
+    calls = []
+
+    def fake_train(env, budget, env_config, opponent, resume, runs_dir):
+        calls.append((env, budget, env_config, opponent, resume))
+        (tmp_path / "config.json").write_text(json.dumps({"env": "squared", "opponent": None,
+                                                          "train": {"eval_episodes": 0}}))
+        return str(tmp_path)
+
+    monkeypatch.setattr("sparring.train.run.train", fake_train)
+    assert main(["train", "--resume", str(tmp_path), "--train.checkpoint_s", "5"]) == 0
+    assert calls == [(None, {"checkpoint_s": "5"}, {}, None, str(tmp_path))]
+    assert main(["train", "--env.size", "9", "squared", "--steps", "8"]) == 0
+    assert calls[-1] == ("squared", {"steps": 8}, {"size": "9"}, None, None)
+    assert not (tmp_path / "eval.json").exists() and "run folder" not in capsys.readouterr().out

@@ -1,0 +1,93 @@
+"""``sparring list``, ``new``, ``check`` and ``bench`` (with ``--compare``): the env author's commands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from sparring.cli.overrides import env_overrides
+from sparring.kit import registry
+from sparring.scaffold.listing import entry_point_sources, env_summary, format_summary
+from sparring.scaffold.new import MAX_AGENTS, new_env
+
+
+def cmd_list(args, extra) -> int:
+    """Print every registered env: agents, observation, action heads, phases, scripted opponents, source."""
+    if extra:
+        raise ValueError(f"unexpected argument(s) {extra}; usage: sparring list [--json]")
+    sources = entry_point_sources()
+    infos = [env_summary(name, sources) for name in registry.names()]
+    print(json.dumps(infos, indent=1) if args.json else "\n".join(format_summary(info) for info in infos))
+    return 0
+
+
+def cmd_new(args, extra) -> int:
+    """Write a template env that passes ``sparring check`` and trains as it is."""
+    if extra:
+        raise ValueError(f"unexpected argument(s) {extra}; usage: sparring new NAME [--agents K] [--dir DIR]")
+    made = new_env(args.name, agents=args.agents, where=args.dir, standalone=args.standalone)
+    kind = "built-in env in this checkout" if made.mode == "repo" else "standalone package (entry point sparring.envs)"
+    print(f"created {made.name!r} as a {kind}:")
+    print("\n".join(f"  {path}" for path in made.files))
+    print("next:\n" + "\n".join(f"  {step}" for step in made.next_steps))
+    return 0
+
+
+def cmd_check(args, extra) -> int:
+    """Run the env doctor; exit 1 if any check failed."""
+    from sparring.kit.check import check
+
+    report = check(args.env, steps=args.steps, seed=args.seed, **env_overrides(extra))
+    print(json.dumps([f.__dict__ for f in report.findings], indent=1) if args.json else report.text())
+    return 0 if report.ok else 1
+
+
+def cmd_bench(args, extra) -> int:
+    """Measure an env's throughput, snapshot cost and compile times (or compare two setups with --compare)."""
+    if args.compare:
+        if extra:
+            raise ValueError(f"with --compare, put env keys inside the setups (e.g. size=15,num_envs=256), not {extra}")
+        from sparring.sweep.compare import compare, format_compare
+
+        result = compare(args.env, args.compare[0], args.compare[1], repeats=args.repeats, seconds=args.seconds)
+        print(json.dumps(result, indent=1) if args.json else format_compare(result))
+        return 0
+    from sparring.kit.bench import bench, format_bench
+
+    sizes = tuple(int(s) for s in args.sizes.split(","))
+    result = bench(args.env, sizes=sizes, repeats=args.repeats, seconds=args.seconds,
+                   compile_times=not args.no_compile, **env_overrides(extra))
+    print(json.dumps(result, indent=1) if args.json else format_bench(result))
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Register ``list``, ``new``, ``check`` and ``bench``."""
+    p = sub.add_parser("list", help="registered envs: agents, obs size, action heads, phases, scripted opponents")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(fn=cmd_list)
+    p = sub.add_parser("new", help="write a template env that passes `sparring check` and trains out of the box")
+    p.add_argument("name", help="env name: lowercase letters, digits, underscores")
+    p.add_argument("--agents", type=int, default=1, help=f"agents per env, 1 to {MAX_AGENTS}")
+    p.add_argument("--dir", help="where to write (default: the current folder); inside a sparring checkout the env "
+                                 "goes to src/sparring/envs/NAME, elsewhere to a package folder DIR/NAME")
+    p.add_argument("--standalone", action="store_true", help="a package folder even inside a sparring checkout")
+    p.set_defaults(fn=cmd_new)
+    p = sub.add_parser("check", help="the env doctor: determinism, snapshots, masks, bounds, reward audit")
+    p.add_argument("env")
+    p.add_argument("--steps", type=int, default=2000, help="random-policy steps per check")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="findings as JSON")
+    p.set_defaults(fn=cmd_check)
+    p = sub.add_parser("bench", help="agent-steps/s, snapshot cost, compile time")
+    p.add_argument("env")
+    p.add_argument("--sizes", default="1,64,1024,4096", help="comma-separated num_envs values")
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--seconds", type=float, default=0.3, help="seconds per repeat")
+    p.add_argument("--no-compile", action="store_true", help="skip the cold/warm start measurement")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--compare", nargs=2, metavar=("A", "B"),
+                   help="interleaved throughput of two setups with a significance verdict; a setup is KEY=VALUE,... "
+                        "of num_envs, vec (inprocess|multiprocess|ray), workers and env keys, e.g. vec=inprocess "
+                        "vec=ray,workers=2 (uses --repeats turns of --seconds each)")
+    p.set_defaults(fn=cmd_bench)

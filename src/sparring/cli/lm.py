@@ -1,0 +1,178 @@
+"""``sparring serve``, ``build-lm``, ``distill``, ``grpo``, and the ``--brain`` town games of ``sparring play``."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+
+from sparring.cli.overrides import env_overrides
+
+TOWNS = "town, town16, town64"
+
+
+def _town(name: str) -> str:
+    if not name.startswith("town"):
+        raise ValueError(f"this command plays a town env ({TOWNS}), got {name!r}")
+    return name
+
+
+def cmd_serve(args, extra) -> int:
+    """Serve a local model folder as an OpenAI-compatible API until interrupted."""
+    from sparring.lm.server import LOOPBACK, ServeLimits, serve
+
+    if extra:
+        raise ValueError(f"unexpected argument(s) {extra}; usage: sparring serve --model DIR [--host H] [--port P]")
+    if not 0 <= args.port <= 65535:
+        raise ValueError(f"--port must be in [0, 65535], got {args.port}")
+    if args.host not in LOOPBACK and not args.api_key:
+        print(f"sparring serve: warning: listening on {args.host} without --api-key; anyone who can reach this "
+              "address can use the model", file=sys.stderr)
+    limits = ServeLimits(max_request_bytes=args.max_request_bytes, max_tokens=args.max_tokens,
+                         max_prompt_tokens=args.max_prompt_tokens, max_batch=args.max_batch)
+    if args.threads is not None and args.threads < 1:
+        raise ValueError(f"--threads must be >= 1, got {args.threads}")
+    serve(args.model, args.host, args.port, args.api_key, args.name, limits, args.threads)
+    return 0
+
+
+def cmd_build_lm(args, extra) -> int:
+    """Train a tokenizer on a text file's lines and save an untrained small Llama-style model folder."""
+    from sparring.lm.model import ModelSize, build_small_model
+
+    if extra:
+        raise ValueError(f"unexpected argument(s) {extra}; usage: sparring build-lm --text FILE --out DIR")
+    try:
+        with open(args.text, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"cannot read --text {args.text!r} as UTF-8 text: {exc}") from None
+    size = ModelSize(hidden=args.hidden, layers=args.layers, heads=args.heads, intermediate=args.intermediate,
+                     context=args.context)
+    try:
+        out = build_small_model(lines, args.out, size, vocab_size=args.vocab, seed=args.seed)
+    except FileExistsError as exc:
+        raise ValueError(str(exc)) from None
+    print(f"saved a small model folder to {out}")
+    return 0
+
+
+def cmd_distill(args, extra) -> int:
+    """Distil a teacher brain into a new small model folder."""
+    from sparring.lm.distill import DistillConfig, distill
+
+    cfg = DistillConfig(**{f.name: getattr(args, f.name) for f in dataclasses.fields(DistillConfig)})
+    try:
+        report = distill(args.out, cfg, _town(args.env), **env_overrides(extra))
+    except FileExistsError as exc:
+        raise ValueError(str(exc)) from None
+    print(f"saved {args.out}: {report['parameters']} parameters; held-out action accuracy "
+          f"{report['held_out_accuracy']:.3f} over {report['held_out_turns']} turns "
+          f"(train {report['train_accuracy']:.3f})")
+    return 0
+
+
+def cmd_grpo(args, extra) -> int:
+    """Run or resume GRPO; live metrics on stderr, the final line on stdout."""
+    from sparring.lm.grpo import GRPOConfig, Run, grpo, main_log
+
+    env_config = env_overrides(extra)
+    if args.resume and env_config:
+        raise ValueError(f"--resume keeps the run's env config; drop {sorted(env_config)}")
+    cfg = GRPOConfig(**{f.name: getattr(args, f.name) for f in dataclasses.fields(GRPOConfig)})
+    history = grpo(args.out, args.model, cfg, args.resume, _town(args.env), main_log, **env_config)
+    run = Run(args.out)
+    last = history[-1] if history else {}
+    print(json.dumps({"out": run.out, "iterations": len(history), "last": last, "plot": run.plot}))
+    return 0
+
+
+def play_brains(args, env_config: dict) -> int:
+    """``sparring play TOWN --brain ...``: play a town with a brain per character, record it, print goal success
+    and fallbacks."""
+    from sparring.lm.town_play import play_town
+
+    report = play_town(args.brain, args.episodes, args.seed, args.record, _town(args.env), **env_config)
+    print(report.text())
+    return 0
+
+
+def add_brain_args(p: argparse.ArgumentParser) -> None:
+    """The brain options of ``sparring play``."""
+    p.add_argument("--brain", action="append", metavar="SPEC",
+                   help="a brain per character in order, the last repeating: scripted[:NAME], "
+                        "scripted:planner_noisy[:P], checkpoint:PATH, openai:URL:MODEL (key from $OPENAI_API_KEY), "
+                        "local:DIR (town envs)")
+    p.add_argument("--episodes", type=int, default=1, help="with --brain: episodes to play")
+    p.add_argument("--record", metavar="DIR", help="with --brain: record the episodes to DIR/town.parquet")
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Register ``serve``, ``build-lm``, ``distill`` and ``grpo``."""
+    _add_serve(sub.add_parser("serve", help="serve a local model folder as an OpenAI-compatible "
+                                            "/v1/chat/completions"))
+    _add_build_lm(sub.add_parser("build-lm", help="train a BPE tokenizer on text lines and save a small untrained "
+                                                  "Llama model"))
+    _add_distill(sub.add_parser("distill", help="record a teacher's town turns and fine-tune a new small model on "
+                                                "them"))
+    _add_grpo(sub.add_parser("grpo", help="GRPO of a model folder as town character 0 on the in-game outcome"))
+
+
+def _add_serve(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", required=True, help="a model folder (save_pretrained layout, with a chat template)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback)")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--api-key", help="require 'Authorization: Bearer KEY' on every request")
+    p.add_argument("--name", help="model id clients ask for (default: the folder's name)")
+    p.add_argument("--max-tokens", type=int, default=256, help="cap on tokens per answer")
+    p.add_argument("--max-prompt-tokens", type=int, help="longest prompt accepted (default: the model's context)")
+    p.add_argument("--max-request-bytes", type=int, default=1 << 20, help="largest request body")
+    p.add_argument("--max-batch", type=int, default=16, help="most waiting requests answered in one batch")
+    p.add_argument("--threads", type=int, help="torch CPU threads (default: torch's; 1 is fastest on a busy machine)")
+    p.set_defaults(fn=cmd_serve)
+
+
+def _add_build_lm(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--text", required=True, help="UTF-8 text file, one training line per line")
+    p.add_argument("--out", required=True, help="new model folder")
+    p.add_argument("--vocab", type=int, default=2048)
+    p.add_argument("--hidden", type=int, default=256)
+    p.add_argument("--layers", type=int, default=4)
+    p.add_argument("--heads", type=int, default=4)
+    p.add_argument("--intermediate", type=int, default=688)
+    p.add_argument("--context", type=int, default=1024)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(fn=cmd_build_lm)
+
+
+def _add_distill(p: argparse.ArgumentParser) -> None:
+    from sparring.lm.distill import DistillConfig
+
+    p.add_argument("env", help=TOWNS)
+    p.add_argument("--out", required=True, help="new model folder")
+    _config_args(p, DistillConfig(), skip={"teacher"})
+    p.add_argument("--teacher", default=DistillConfig.teacher, help="brain spec, e.g. scripted:planner_noisy:0.3")
+    p.set_defaults(fn=cmd_distill)
+
+
+def _add_grpo(p: argparse.ArgumentParser) -> None:
+    from sparring.lm.grpo import GRPOConfig
+
+    p.add_argument("env", help=TOWNS)
+    p.add_argument("--model", help="the base model folder (not needed with --resume)")
+    p.add_argument("--out", required=True, help="run folder: model/, metrics.jsonl, success.png, state")
+    p.add_argument("--resume", action="store_true", help="continue the run in --out where it stopped")
+    _config_args(p, GRPOConfig())
+    p.set_defaults(fn=cmd_grpo)
+
+
+def _config_args(p: argparse.ArgumentParser, defaults, skip=frozenset()) -> None:
+    """A ``--field-name`` flag per field of the config dataclass ``defaults``, with its default."""
+    for f in dataclasses.fields(defaults):
+        if f.name in skip:
+            continue
+        value = getattr(defaults, f.name)
+        kind = int if f.name == "threads" else type(value)
+        p.add_argument(f"--{f.name.replace('_', '-')}", dest=f.name, type=kind, default=value,
+                       help=f"(default {value})")
