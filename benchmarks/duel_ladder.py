@@ -8,7 +8,7 @@ The stronger tier plays seat 1 inside the env; the weaker plays seat 0 through
 import sys
 import time
 
-from sparring.envs.duel.ladder import table
+from ladders import duel_table
 
 
 def main() -> None:
@@ -17,7 +17,7 @@ def main() -> None:
     t0 = time.perf_counter()
     print(f"duel ladder, {episodes} episodes per pairing, seed {seed}")
     print(f"{'pairing':34} {'stronger wins':>13} {'weaker wins':>11} {'draws':>6} {'mean ticks':>10}")
-    for label, r in table(episodes, seed):
+    for label, r in duel_table(episodes, seed):
         print(f"{label:34} {r['high']:>13.1%} {r['low']:>11.1%} {r['draw']:>6.1%} {r['ticks']:>10.0f}")
     print(f"({time.perf_counter() - t0:.1f} s)")
 

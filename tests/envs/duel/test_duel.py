@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 
 import sparring
+from ladders import DUEL_PAIRINGS, duel_match
 from sparring.cli import main
-from sparring.envs.duel.env import OBS_SIZE, Duel
-from sparring.envs.duel.rules import MAGIC, MELEE, RANGED
-from sparring.envs.duel.ladder import PAIRINGS, match
+from sparring.envs.duel.env import Duel
+from sparring.envs.duel.observe import OBS_SIZE
 from sparring.envs.duel.play import parse, play
+from sparring.envs.duel.world import MAGIC, MELEE, RANGED
 from sparring.kit.check import check
 
 
@@ -43,9 +44,9 @@ def test_doctor_passes_without_warnings():
     assert not [f for f in report.findings if f.status == "warn"], report.text()
 
 
-@pytest.mark.parametrize("high, foresight, low", PAIRINGS[:4])
+@pytest.mark.parametrize("high, foresight, low", DUEL_PAIRINGS[:4])
 def test_each_tier_beats_the_one_below(high, foresight, low):
-    result = match(low, high, episodes=300, seed=11, foresight=foresight)
+    result = duel_match(low, high, episodes=300, seed=11, foresight=foresight)
     floor = 0.99 if low == "random" and high == "robot" else 0.70
     assert result["high"] >= floor, result
 

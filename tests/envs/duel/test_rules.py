@@ -3,8 +3,9 @@
 import numpy as np
 import pytest
 
-from sparring.envs.duel import rules as R
+from sparring.envs.duel import world as W
 from sparring.envs.duel.env import Duel
+from sparring.envs.duel.legal import delay, legal
 from sparring.kit.batch import BatchedEnv
 
 
@@ -17,7 +18,7 @@ def place(env, **fields):
     """Restore a fresh record with ``fields`` (name -> value, per fighter except rng) overwritten."""
     env.reset(3)
     rec = env.records[0].copy()
-    rec["gear"] = (R.MELEE, R.MELEE)
+    rec["gear"] = (W.MELEE, W.MELEE)
     rec["row"], rec["col"] = (5, 5), (5, 9)
     for name, value in fields.items():
         rec[name] = value
@@ -27,7 +28,7 @@ def place(env, **fields):
 
 def act(**heads):
     """Actions [2, heads]: ``heads`` maps a head name to (seat 0 value, seat 1 value)."""
-    out = np.zeros((2, R.HEADS), np.int32)
+    out = np.zeros((2, W.HEADS), np.int32)
     for name, (a, b) in heads.items():
         out[:, Duel.actions.names.index(name)] = (a, b)
     return out
@@ -53,21 +54,21 @@ def test_prayer_cuts_damage_to_two_fifths_not_zero(env):
     dealt = {True: [], False: []}
     for seed in range(120):
         prayed = seed % 2 == 0
-        place(env, col=(5, 6), prayer=(0, R.MELEE + 1 if prayed else 0), rng=seed + 1)
-        env.step(act(style=(1 + R.MELEE, 0)))
+        place(env, col=(5, 6), prayer=(0, W.MELEE + 1 if prayed else 0), rng=seed + 1)
+        env.step(act(style=(1 + W.MELEE, 0)))
         dealt[prayed].append(int(env.records[0]["p_dmg"][0]))
-    assert max(dealt[True]) <= R.MAX_HIT[R.MELEE] * 2 // 5 < max(dealt[False])
+    assert max(dealt[True]) <= W.MAX_HIT[W.MELEE] * 2 // 5 < max(dealt[False])
     assert max(dealt[True]) > 0
 
 
 def test_melee_lands_next_tick_and_magic_later_by_distance(env):
     place(env, col=(5, 6), rng=7)
-    env.step(act(style=(1 + R.MELEE, 0)))
+    env.step(act(style=(1 + W.MELEE, 0)))
     assert env.records[0]["p_left"][0] == 1
     place(env, col=(5, 14 - 4))  # distance 5
-    env.step(act(style=(1 + R.MAGIC, 0)))
-    assert env.records[0]["p_left"][0] == R.delay(R.MAGIC, 5) == 3
-    assert env.records[0]["gear"][0] == R.MAGIC
+    env.step(act(style=(1 + W.MAGIC, 0)))
+    assert env.records[0]["p_left"][0] == delay(W.MAGIC, 5) == 3
+    assert env.records[0]["gear"][0] == W.MAGIC
 
 
 def test_attack_masks_follow_timer_and_range(env):
@@ -77,23 +78,23 @@ def test_attack_masks_follow_timer_and_range(env):
 
 
 def test_freeze_roots_then_immunity(env):
-    place(env, col=(5, 7), p_left=(1, 0), p_style=(R.MAGIC, 0), p_freeze=(1, 0), p_dmg=(5, 0))
-    env.step(act(move=(0, R.EAST)))
+    place(env, col=(5, 7), p_left=(1, 0), p_style=(W.MAGIC, 0), p_freeze=(1, 0), p_dmg=(5, 0))
+    env.step(act(move=(0, W.EAST)))
     rec = env.records[0]
-    assert rec["col"][1] == 7 and rec["frozen"][1] == R.FREEZE_TICKS - 1 and rec["hp"][1] == R.MAX_HP - 5
+    assert rec["col"][1] == 7 and rec["frozen"][1] == W.FREEZE_TICKS - 1 and rec["hp"][1] == W.MAX_HP - 5
     assert mask_of(env, 1, "move").tolist() == [True, False, False, False, False]
-    for _ in range(R.FREEZE_TICKS - 1):
+    for _ in range(W.FREEZE_TICKS - 1):
         env.step(act())
-    assert env.records[0]["frozen"][1] == 0 and env.records[0]["immune"][1] == R.IMMUNE_TICKS
+    assert env.records[0]["frozen"][1] == 0 and env.records[0]["immune"][1] == W.IMMUNE_TICKS
 
 
 def test_eating_heals_and_delays_the_attack(env):
     place(env, hp=(50, 99))
-    env.step(act(food=(R.EAT_BOTH, 0), style=(1 + R.RANGED, 0)))
+    env.step(act(food=(W.EAT_BOTH, 0), style=(1 + W.RANGED, 0)))
     rec = env.records[0]
-    assert rec["hp"][0] == 50 + R.FOOD_HEAL + R.COMBO_HEAL
+    assert rec["hp"][0] == 50 + W.FOOD_HEAL + W.COMBO_HEAL
     assert rec["p_left"][0] == 0, "eating on the ready tick blocks the attack"
-    assert rec["atk"][0] == R.EAT_DELAY - 1 and rec["eat"][0] == R.EAT_TICKS - 1
+    assert rec["atk"][0] == W.EAT_DELAY - 1 and rec["eat"][0] == W.EAT_TICKS - 1
     assert mask_of(env, 0, "food").tolist() == [True, False, False, False, True]
 
 
@@ -106,15 +107,15 @@ def test_knockout_rewards_and_ends(env):
 def test_tick_limit_is_a_draw():
     env = BatchedEnv(Duel, num_envs=4, seed=0, opponent="learner", max_ticks=5)
     for _ in range(5):
-        _, rew, term, trunc, _, info = env.step(np.zeros((8, R.HEADS), np.int32))
+        _, rew, term, trunc, _, info = env.step(np.zeros((8, W.HEADS), np.int32))
     assert trunc.all() and not term.any() and info["draw"] == 1.0 and info["episode_return"] == 0.0
 
 
 def test_foresight_one_prays_against_the_attack_it_sees():
     env = BatchedEnv(Duel, num_envs=1, seed=0, autoreset=False, opponent="robot", foresight=1.0)
-    place(env, gear=(R.MELEE, R.RANGED), atk=(0, 3))
-    env.step(act(style=(1 + R.MAGIC, 0)))
-    assert env.records[0]["prayer"][1] == R.MAGIC + 1
+    place(env, gear=(W.MELEE, W.RANGED), atk=(0, 3))
+    env.step(act(style=(1 + W.MAGIC, 0)))
+    assert env.records[0]["prayer"][1] == W.MAGIC + 1
 
 
 def test_unknown_opponent_names_the_valid_ones():
@@ -129,18 +130,18 @@ def test_mask_rows_agree_with_legal():
         env.step(env.scripted_actions("random"))
         for i in range(env.num_envs):
             for a in range(2):
-                want = [R.legal(env.records[i:i + 1][0], a, h, v) for h in range(R.HEADS) for v in range(sizes[h])]
+                want = [legal(env.records[i:i + 1][0], a, h, v) for h in range(W.HEADS) for v in range(sizes[h])]
                 assert env.mask[2 * i + a].tolist() == want
 
 
 def test_shaping_pays_damage_dealt_and_charges_damage_taken():
     shaped = BatchedEnv(Duel, num_envs=64, seed=5, autoreset=False, reward_damage=0.5, reward_taken=0.25)
-    acts = np.zeros((shaped.rows, R.HEADS), np.int32)
+    acts = np.zeros((shaped.rows, W.HEADS), np.int32)
     shaped.reset(5)
     while not shaped.done.all():
         shaped.step(shaped.scripted_actions("tribrid", out=acts))
     m = {name: shaped.records["metrics"][:, k] for k, name in enumerate(Duel.metrics)}
     outcome = np.where(m["win"] == 1, 1.0, np.where(m["draw"] == 1, 0.0, -1.0))
-    expected = outcome + (0.5 * m["damage_dealt"] - 0.25 * m["damage_taken"]) / R.MAX_HP
+    expected = outcome + (0.5 * m["damage_dealt"] - 0.25 * m["damage_taken"]) / W.MAX_HP
     assert np.allclose(shaped.records["ep_return"][:, 0], expected)
-    assert np.allclose(m["shaping_taken"], -0.25 * m["damage_taken"] / R.MAX_HP) and (m["damage_taken"] > 0).all()
+    assert np.allclose(m["shaping_taken"], -0.25 * m["damage_taken"] / W.MAX_HP) and (m["damage_taken"] > 0).all()

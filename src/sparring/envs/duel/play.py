@@ -7,7 +7,7 @@ from typing import TextIO
 
 import numpy as np
 
-from sparring.envs.duel.rules import (
+from sparring.envs.duel.world import (
     COMBO, EAT, EAT_BOTH, EAT_DELAY, EAT_TICKS, EAST, FOOD, HEADS, MOVE, NORTH, POTION, PRAY_OFF, PRAYER, SOUTH,
     SPEC, SPEC_COST, STYLE, WEST,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sparring.envs.duel.rules import ARENA, COMBOS, FOODS, MAX_HP, POTS, PRAY_MAX
+from sparring.envs.duel.world import ARENA, COMBOS, FOODS, MAX_HP, POTS, PRAY_MAX
 
 STYLES = ("melee", "ranged", "magic")
 MOVES = ("stay", "north", "south", "west", "east")

@@ -1,10 +1,11 @@
-"""The numbers of `duel` and the small compiled helpers shared by the env and its scripts.
+"""The tick of `duel`: a fresh fight, and one tick of both fighters' actions.
 
-One tick per step; both fighters act at once. Within a tick the rules resolve in
-this order (``env.step``):
+One tick per step; both fighters act at once. Forbidden head values become the
+head's no-op first; the scripted seat 1 (when ``opponent`` is not ``learner``)
+chooses inside the tick. Then the rules resolve in this order:
 
 1. Prayers change. A protection prayer cuts the damage of its style by 60%
-   (``PRAYED_DAMAGE`` = 2/5 of the roll), not to zero. It drains 1 point every
+   (to ``PRAYED_NUM`` / ``PRAYED_DEN`` = 2/5 of the roll), not to zero. It drains 1 point every
    second tick; at 0 points it switches off. A potion dose restores 15 points.
 2. Eating. Food heals 20, combo food 18; both can be eaten in one tick for the
    delay of one. Eating blocks further eating for 3 ticks and sets the attack
@@ -22,189 +23,232 @@ this order (``env.step``):
 6. Movement (one tile north/south/west/east) unless frozen; a fighter cannot
    step onto the other's tile, and two steps onto the same tile both fail.
 7. Timers run down; special energy regenerates 1 point every second tick.
+8. The tick limit ends the fight in a draw (a truncation).
 
-Weapons (style: ticks between attacks, range in tiles, max hit):
-melee 4, 1, 30; ranged 4, 7, 26; magic 5, 10, 28. Magic is a freezing spell:
-an accurate one roots the target for 8 ticks, then 6 ticks of immunity. The
-special attack (melee, 50 of 100 energy) hits up to 45 with 1.35x accuracy.
-
-Gear triangle (hit chance of an attack style against the defender's gear):
-an attack hits its own style's gear 60% of the time, the gear it beats 85%
-(melee beats ranged gear, ranged beats magic gear, magic beats melee gear),
-and the gear that defends against it 40%.
-
-Every projectile lands no later than 4 ticks after launch, and no weapon is
-faster than 4 ticks, so each fighter has at most one hit in flight.
+The numbers are in :mod:`sparring.envs.duel.world`.
 """
 
 import numpy as np
 
-from sparring.kit import helper, kernel
-
-ARENA = 12
-MAX_HP = 99
-
-# action heads and their values; value 0 of every head is "do nothing" and always allowed
-MOVE, STYLE, PRAYER, FOOD, SPEC = 0, 1, 2, 3, 4
-HEADS = 5
-STAY, NORTH, SOUTH, WEST, EAST = 0, 1, 2, 3, 4
-NO_ATTACK = 0  # STYLE head: 1 + style attacks with that style
-KEEP, PRAY_OFF = 0, 4  # PRAYER head: 1 + style protects from that style
-NO_FOOD, EAT, COMBO, EAT_BOTH, POTION = 0, 1, 2, 3, 4
-SIZES = (5, 4, 5, 5, 2)
-
-MELEE, RANGED, MAGIC = 0, 1, 2
-SPEED = (4, 4, 5)
-RANGE = (1, 7, 10)
-MAX_HIT = (30, 26, 28)
-# HIT_CHANCE[3 * attack_style + defender_gear]
-HIT_CHANCE = (0.60, 0.85, 0.40,
-              0.40, 0.60, 0.85,
-              0.85, 0.40, 0.60)
-PRAYED_NUM, PRAYED_DEN = 2, 5
-MAX_DELAY = 4
-
-PRAY_MAX = 40
-POT_RESTORE = 15
-POTS = 3
-FOODS, FOOD_HEAL = 4, 20
-COMBOS, COMBO_HEAL = 2, 18
-EAT_DELAY = 3
-EAT_TICKS = 3
-
-SPEC_MAX = 100
-SPEC_COST = 50
-SPEC_HIT = 45
-SPEC_ACCURACY = 1.35
-FREEZE_TICKS = 8
-IMMUNE_TICKS = 6
-
-
-@kernel
-def distance(s):
-    """Chebyshev distance between the fighters."""
-    return max(abs(s.row[0] - s.row[1]), abs(s.col[0] - s.col[1]))
-
-
-@kernel
-def delay(style, d):
-    """Ticks from launch to landing for ``style`` at distance ``d``."""
-    if style == MELEE:
-        return 1
-    if style == RANGED:
-        return 1 + d // 3
-    return 1 + (d + 1) // 3
-
-
-@kernel
-def hit_chance(style, gear):
-    """Probability that ``style`` hits a defender wearing ``gear``."""
-    return HIT_CHANCE[3 * style + gear]
-
-
-@kernel
-def can_attack(s, a, style):
-    """Fighter ``a``'s weapon is ready and the other is within ``style``'s range."""
-    return s.atk[a] == 0 and distance(s) <= RANGE[style]
-
-
-@kernel
-def target(s, a, move):
-    """The tile ``move`` leads fighter ``a`` to (possibly off the arena)."""
-    r, c = np.int64(s.row[a]), np.int64(s.col[a])
-    if move == NORTH:
-        r -= 1
-    elif move == SOUTH:
-        r += 1
-    elif move == WEST:
-        c -= 1
-    elif move == EAST:
-        c += 1
-    return r, c
+from sparring.envs.duel.legal import delay, distance, hit_chance, legalize, target
+from sparring.envs.duel.scripted import random_play, reactive_play, robot_play, tribrid_play
+from sparring.envs.duel.world import (
+    ARENA, COMBO, COMBO_HEAL, COMBOS, DEALT, DRAW, EAT, EAT_BOTH, EAT_DELAY, EAT_TICKS, EATEN, FINISH, FOOD,
+    FOOD_HEAL, FOODS, FREEZE_TICKS, FREEZES, IMMUNE_TICKS, LEARNER, LOW_HP, MAGIC, MAX_HIT, MAX_HP, MELEE, MOVE,
+    OPENING, POT_RESTORE, POTION, POTS, PRAY_MAX, PRAY_OFF, PRAYED, PRAYED_DEN, PRAYED_NUM, PRAYER, RANDOM,
+    REACTIVE, SHAPING_DAMAGE, SHAPING_PRAYER, SHAPING_TAKEN, SPEC, SPEC_ACCURACY, SPEC_COST, SPEC_HIT, SPEC_MAX,
+    SPECS, SPEED, STAY, STYLE, TAKEN, TRADING, TRIBRID, WIN,
+)
+from sparring.kit import helper, rand_float, rand_int
 
 
 @helper
-def can_move(s, a, move):
-    """Staying is always allowed; a step needs no freeze, a tile in the arena, not the other's tile."""
-    if move == STAY:
-        return True
-    if s.frozen[a] > 0:
-        return False
-    r, c = target(s, a, move)
+def new_fight(s, cfg):
+    """Full hp, prayer, energy and supplies; random gear; random tiles 3 to 7 apart."""
+    for a in range(2):
+        s.hp[a] = MAX_HP
+        s.pp[a] = PRAY_MAX
+        s.spec[a] = SPEC_MAX
+        s.gear[a] = rand_int(s, 3)
+        s.food[a] = FOODS
+        s.combo[a] = COMBOS
+        s.pots[a] = POTS
+    # inside magic and ranged range, out of melee reach
+    while True:
+        for a in range(2):
+            s.row[a] = rand_int(s, ARENA)
+            s.col[a] = rand_int(s, ARENA)
+        if 3 <= distance(s) <= 7:
+            break
+
+
+@helper
+def play_opponent(s, cfg, seat, seen):
+    """The scripted seat's effective actions into ``s.last[seat]``, from the tier ``cfg.opponent``."""
+    plan = s.last[seat]
+    if cfg.opponent == RANDOM:
+        random_play(s, seat, plan)
+    elif cfg.opponent == REACTIVE:
+        reactive_play(s, seat, plan)
+    elif cfg.opponent == TRIBRID:
+        tribrid_play(s, seat, plan)
+    else:
+        robot_play(s, seat, plan, seen)
+    legalize(s, seat, plan, plan)
+
+
+@helper
+def pray_and_eat(s, a):
+    """Rule steps 1 and 2 for fighter ``a`` (its actions are already legal)."""
+    p = s.last[a, PRAYER]
+    if p == PRAY_OFF:
+        s.prayer[a] = 0
+    elif p > 0:
+        s.prayer[a] = p
+    f = s.last[a, FOOD]
+    if f == POTION:
+        s.pp[a] = min(PRAY_MAX, s.pp[a] + POT_RESTORE)
+        s.pots[a] -= 1
+    elif f > 0:
+        heal = 0
+        if f == EAT or f == EAT_BOTH:
+            heal += FOOD_HEAL
+            s.food[a] -= 1
+        if f == COMBO or f == EAT_BOTH:
+            heal += COMBO_HEAL
+            s.combo[a] -= 1
+        s.hp[a] = min(MAX_HP, s.hp[a] + heal)
+        s.eat[a] = EAT_TICKS
+        s.atk[a] = max(s.atk[a], EAT_DELAY)
+        if a == 0:
+            s.metrics[EATEN] += 1
+
+
+@helper
+def land(s, cfg, a, rew):
+    """Fighter ``a``'s projectile lands on the other: damage, then a freeze if it carries one."""
     o = 1 - a
-    return 0 <= r < ARENA and 0 <= c < ARENA and not (r == s.row[o] and c == s.col[o])
+    dmg = min(np.int64(s.p_dmg[a]), np.int64(s.hp[o]))
+    s.hp[o] = s.hp[o] - dmg
+    rew[a] += cfg.reward_damage * dmg / MAX_HP
+    rew[o] -= cfg.reward_taken * dmg / MAX_HP
+    if a == 0:
+        s.metrics[DEALT] += dmg
+        s.metrics[SHAPING_DAMAGE] += cfg.reward_damage * dmg / MAX_HP
+    else:
+        s.metrics[TAKEN] += dmg
+        s.metrics[SHAPING_TAKEN] -= cfg.reward_taken * dmg / MAX_HP
+    if s.p_freeze[a] == 1 and s.frozen[o] == 0 and s.immune[o] == 0:
+        s.frozen[o] = FREEZE_TICKS
+        if a == 0:
+            s.metrics[FREEZES] += 1
+    s.p_style[a] = 0
+    s.p_dmg[a] = 0
+    s.p_freeze[a] = 0
 
 
 @helper
-def can_eat(s, a, v):
-    """Whether FOOD head value ``v`` (not NO_FOOD) is allowed for fighter ``a``."""
-    if v == POTION:
-        return s.pots[a] > 0
-    if s.eat[a] > 0:
-        return False
-    if v == EAT:
-        return s.food[a] > 0
-    if v == COMBO:
-        return s.combo[a] > 0
-    return s.food[a] > 0 and s.combo[a] > 0
-
-
-@helper
-def legal(s, a, head, v):
-    """Whether value ``v`` of ``head`` has an effect-honest meaning for fighter ``a`` now."""
-    if v == 0:
-        return True
-    if head == MOVE:
-        return can_move(s, a, v)
-    if head == STYLE:
-        return can_attack(s, a, v - 1)
-    if head == PRAYER:
-        return v == PRAY_OFF or s.pp[a] > 0
-    if head == FOOD:
-        return can_eat(s, a, v)
-    return s.spec[a] >= SPEC_COST
-
-
-@helper
-def write_mask(s, a, m):
-    """Fighter ``a``'s flat mask row: what :func:`legal` answers, a head at a time (the step path)."""
-    for v in range(SIZES[MOVE]):
-        m[v] = can_move(s, a, v)
-    d = distance(s)
-    m[5] = True
-    for style in range(3):
-        m[6 + style] = s.atk[a] == 0 and d <= RANGE[style]
-    m[9] = True
-    for p in range(3):
-        m[10 + p] = s.pp[a] > 0
-    m[13] = True
-    can_eat_now = s.eat[a] == 0
-    m[14] = True
-    m[15] = can_eat_now and s.food[a] > 0
-    m[16] = can_eat_now and s.combo[a] > 0
-    m[17] = m[15] and m[16]
-    m[18] = s.pots[a] > 0
-    m[19] = True
-    m[20] = s.spec[a] >= SPEC_COST
-
-
-@helper
-def legalize(s, a, src, dst):
-    """Copy ``src`` to ``dst`` with every forbidden head value replaced by 0 (that head's no-op)."""
-    for h in range(HEADS):
-        v = np.int64(src[h])
-        dst[h] = v if legal(s, a, h, v) else 0
-
-
-@helper
-def step_toward(s, a):
-    """The move that brings fighter ``a`` closest to the other (STAY if none helps)."""
+def launch(s, cfg, a, rew):
+    """Fighter ``a`` attacks in its (just equipped) gear's style: roll now, land later."""
     o = 1 - a
-    best, best_d = STAY, distance(s)
-    for m in range(1, 5):
-        if can_move(s, a, m):
-            r, c = target(s, a, m)
-            d = max(abs(r - s.row[o]), abs(c - s.col[o]))
-            if d < best_d:
-                best, best_d = m, d
-    return best
+    style = s.gear[a]
+    chance = hit_chance(style, s.gear[o])
+    top = MAX_HIT[style]
+    if style == MELEE and s.last[a, SPEC] == 1 and s.spec[a] >= SPEC_COST:
+        s.spec[a] -= SPEC_COST
+        chance = min(0.95, chance * SPEC_ACCURACY)
+        top = SPEC_HIT
+        if a == 0:
+            s.metrics[SPECS] += 1
+    dmg = 0
+    freeze = 0
+    if rand_float(s) < chance:
+        dmg = rand_int(s, top + 1)
+        freeze = 1 if style == MAGIC else 0
+    if s.prayer[o] == style + 1:
+        dmg = dmg * PRAYED_NUM // PRAYED_DEN
+        rew[o] += cfg.reward_prayer
+        if o == 0:
+            s.metrics[PRAYED] += 1
+            s.metrics[SHAPING_PRAYER] += cfg.reward_prayer
+    s.p_left[a] = delay(style, distance(s))
+    s.p_style[a] = style
+    s.p_dmg[a] = dmg
+    s.p_freeze[a] = freeze
+    s.atk[a] = SPEED[style]
+
+
+@helper
+def move_both(s):
+    """Rule step 6: simultaneous moves; two steps onto one tile both fail."""
+    r0, c0, r1, c1 = 0, 0, 0, 0
+    for a in range(2):
+        r, c = target(s, a, s.last[a, MOVE] if s.frozen[a] == 0 else STAY)
+        if a == 0:
+            r0, c0 = r, c
+        else:
+            r1, c1 = r, c
+    if r0 == r1 and c0 == c1:
+        return
+    s.row[0], s.col[0], s.row[1], s.col[1] = r0, c0, r1, c1
+
+
+@helper
+def run_timers(s):
+    """Rule step 7: cooldowns, freeze then immunity, special regeneration, prayer drain."""
+    even = s.tick % 2 == 0
+    for a in range(2):
+        if s.atk[a] > 0:
+            s.atk[a] -= 1
+        if s.eat[a] > 0:
+            s.eat[a] -= 1
+        if s.frozen[a] > 0:
+            s.frozen[a] -= 1
+            if s.frozen[a] == 0:
+                s.immune[a] = IMMUNE_TICKS
+        elif s.immune[a] > 0:
+            s.immune[a] -= 1
+        if even:
+            if s.spec[a] < SPEC_MAX:
+                s.spec[a] += 1
+            if s.prayer[a] > 0:
+                s.pp[a] -= 1
+                if s.pp[a] <= 0:
+                    s.prayer[a] = 0
+
+
+@helper
+def phase_of(s, cfg):
+    """opening until the first damage, then trading; low_hp below the threshold; finish when also out of food."""
+    low = cfg.low_hp * MAX_HP
+    phase = OPENING if s.metrics[DEALT] + s.metrics[TAKEN] == 0 else TRADING
+    for a in range(2):
+        if s.hp[a] < low:
+            if s.food[a] + s.combo[a] == 0:
+                return FINISH
+            phase = LOW_HP
+    return phase
+
+
+@helper
+def resolve_tick(s, cfg, act, rew, term, trunc):
+    """One tick of the rules (see the module docstring)."""
+    for a in range(2):
+        if a == 0 or cfg.opponent == LEARNER:
+            legalize(s, a, act[a], s.last[a])
+        else:
+            # drawn every tick, so the random stream does not depend on what seat 0 did
+            play_opponent(s, cfg, a, rand_float(s) < cfg.foresight)
+    for a in range(2):
+        pray_and_eat(s, a)
+    for a in range(2):
+        if s.p_left[a] > 0:
+            s.p_left[a] -= 1
+            if s.p_left[a] == 0:
+                land(s, cfg, a, rew)
+    s.phase = phase_of(s, cfg)
+    if s.hp[0] == 0 or s.hp[1] == 0:
+        if s.hp[0] == s.hp[1]:
+            s.metrics[DRAW] = 1.0
+        else:
+            winner = 0 if s.hp[1] == 0 else 1
+            rew[winner] += 1.0
+            rew[1 - winner] -= 1.0
+            s.metrics[WIN] = 1.0 if winner == 0 else 0.0
+        term[0] = True
+        term[1] = True
+        return
+    # gear switches of both fighters happen before either attack is rolled
+    ready = (s.last[0, STYLE] > 0 and s.atk[0] == 0, s.last[1, STYLE] > 0 and s.atk[1] == 0)
+    for a in range(2):
+        if ready[a]:
+            s.gear[a] = s.last[a, STYLE] - 1
+    for a in range(2):
+        if ready[a]:
+            launch(s, cfg, a, rew)
+    move_both(s)
+    run_timers(s)
+    if s.tick >= cfg.max_ticks:
+        s.metrics[DRAW] = 1.0
+        trunc[0] = True
+        trunc[1] = True

@@ -9,10 +9,10 @@ kit as ``scripted`` policies ``(s, cfg, agent, act)`` for either seat.
 
 import numpy as np
 
-from sparring.envs.duel.rules import (
+from sparring.envs.duel.legal import can_attack, can_eat, can_move, distance, hit_chance, legal, target
+from sparring.envs.duel.world import (
     COMBO, EAT, EAT_BOTH, EAT_DELAY, FOOD, HEADS, MAGIC, MAX_HIT, MELEE, MOVE, NO_FOOD, POTION, PRAY_OFF, PRAYER,
-    RANGE, RANGED, SIZES, SPEC, SPEC_COST, SPEED, STAY, STYLE, can_attack, can_eat, can_move, distance,
-    hit_chance, legal, step_toward, target,
+    RANGE, RANGED, SIZES, SPEC, SPEC_COST, SPEED, STAY, STYLE,
 )
 from sparring.kit import helper, kernel, rand_float, rand_int
 
@@ -30,6 +30,20 @@ def clear(act):
     """Every head at its no-op value."""
     for h in range(HEADS):
         act[h] = 0
+
+
+@helper
+def step_toward(s, a):
+    """The move that brings fighter ``a`` closest to the other (STAY if none helps)."""
+    o = 1 - a
+    best, best_d = STAY, distance(s)
+    for m in range(1, 5):
+        if can_move(s, a, m):
+            r, c = target(s, a, m)
+            d = max(abs(r - s.row[o]), abs(c - s.col[o]))
+            if d < best_d:
+                best, best_d = m, d
+    return best
 
 
 @helper

@@ -1,0 +1,105 @@
+"""Scripted-player matches and runs: what the ladder benchmarks print and the env tests assert.
+
+Measurement code, not env code: ``benchmarks/duel_ladder.py``,
+``benchmarks/serpent_scripted.py`` and ``benchmarks/gauntlet_scripted.py``
+print these figures; ``tests/envs`` (whose conftest puts this folder on the
+import path) checks the ladder order with them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from sparring.envs.duel.env import Duel
+from sparring.envs.gauntlet.env import Gauntlet
+from sparring.envs.serpent.env import Serpent
+from sparring.kit.batch import BatchedEnv
+from sparring.kit.scripted_episodes import first_episodes
+
+# (stronger seat-1 opponent, its foresight, weaker seat-0 policy)
+DUEL_PAIRINGS = (("reactive", 0.0, "random"), ("tribrid", 0.0, "reactive"), ("robot", 0.0, "tribrid"),
+                 ("robot", 0.0, "random"), ("robot", 0.5, "robot"))
+
+
+def duel_match(low: str, high: str, episodes: int, seed: int = 0, foresight: float = 0.0,
+               max_ticks: int | None = None) -> dict:
+    """Play ``episodes`` first episodes of duel tier ``high`` (seat 1, inside the env) against ``low`` (seat 0).
+
+    Each env of a batch of ``episodes`` contributes its first episode, so short
+    and long fights count alike. Returns the fractions ``high``, ``low`` (won by
+    that side) and ``draw``, and the mean ``ticks``.
+    """
+    config = {"opponent": high, "foresight": foresight}
+    if max_ticks is not None:
+        config["max_ticks"] = max_ticks
+    env = BatchedEnv(Duel, num_envs=episodes, seed=seed, **config)
+    outcome = np.zeros(episodes, np.float64)
+    ticks = np.zeros(episodes, np.float64)
+    open_ = np.ones(episodes, np.bool_)
+    acts = np.zeros((env.rows, len(env.heads.sizes)), np.int32)
+    while open_.any():
+        tick = env.records["tick"] + 1
+        env.scripted_actions(low, out=acts)
+        env.step(acts)
+        ended = env.done & open_
+        outcome[ended] = env.rewards[0::2][ended]
+        ticks[ended] = tick[ended]
+        open_ &= ~env.done
+    return {"high": float(np.mean(outcome < 0)), "low": float(np.mean(outcome > 0)),
+            "draw": float(np.mean(outcome == 0)), "ticks": float(ticks.mean())}
+
+
+def duel_table(episodes: int, seed: int = 0) -> list[tuple[str, dict]]:
+    """Every pairing of :data:`DUEL_PAIRINGS` as (label, :func:`duel_match` result)."""
+    rows = []
+    for high, foresight, low in DUEL_PAIRINGS:
+        label = f"{high}{f' (foresight {foresight})' if foresight else ''} vs {low}"
+        rows.append((label, duel_match(low, high, episodes, seed, foresight)))
+    return rows
+
+
+def serpent_fights(policy: str, episodes: int, seed: int = 0, **config) -> dict:
+    """Play the first serpent fight of each of ``episodes`` envs with the scripted player ``policy``.
+
+    Returns the counts ``kills``, ``deaths`` and ``timeouts``, ``episodes``, the
+    mean of every episode metric (``metrics``), the mean kill time over kills
+    (``kill_time``, None without a kill) and the phase labels of the deaths
+    (``death_phases``, a Counter).
+    """
+    played = first_episodes(Serpent, policy, episodes, seed, **config)
+    names, metrics, phase = list(Serpent.metrics), played["metrics"], played["phase"]
+    win, draw = metrics[:, names.index("win")] > 0.5, metrics[:, names.index("draw")] > 0.5
+    died = ~win & ~draw
+    return {"policy": policy, "episodes": episodes, "kills": int(win.sum()), "deaths": int(died.sum()),
+            "timeouts": int(draw.sum()),
+            "kill_time": float(metrics[win, names.index("kill_time")].mean()) if win.any() else None,
+            "metrics": {n: float(metrics[:, k].mean()) for k, n in enumerate(names)},
+            "death_phases": Counter(Serpent.phases[p] for p in phase[died])}
+
+
+def gauntlet_runs(policy: str, episodes: int, seed: int = 0, **config) -> dict:
+    """Play the first gauntlet run of each of ``episodes`` envs with the scripted player ``policy``.
+
+    Returns ``clears``, ``deaths``, ``timeouts``, ``episodes``, the wave each run
+    reached (``waves``, an array), the mean of every episode metric
+    (``metrics``), the mean length in ticks (``ticks``) and the phase labels of the
+    deaths (``death_phases``, a Counter).
+    """
+    played = first_episodes(Gauntlet, policy, episodes, seed, **config)
+    names, metrics, phase, ticks = list(Gauntlet.metrics), played["metrics"], played["phase"], played["ticks"]
+    clear = metrics[:, names.index("win")] > 0.5
+    timed_out = metrics[:, names.index("timed_out")] > 0.5
+    died = ~clear & ~timed_out
+    return {"policy": policy, "episodes": episodes, "clears": int(clear.sum()), "deaths": int(died.sum()),
+            "timeouts": int(timed_out.sum()), "waves": metrics[:, names.index("wave")].astype(np.int64),
+            "ticks": float(ticks.mean()), "metrics": {n: float(metrics[:, k].mean()) for k, n in enumerate(names)},
+            "death_phases": Counter(Gauntlet.phases[p] for p in phase[died])}
+
+
+def wave_table(waves: np.ndarray, total: int) -> list[tuple[int, int, float]]:
+    """(wave, runs that ended there, fraction that reached it) for every wave from the lowest reached."""
+    counts = np.bincount(waves, minlength=total + 1)
+    reached = np.cumsum(counts[::-1])[::-1]
+    return [(w, int(counts[w]), reached[w] / len(waves)) for w in range(int(waves.min()), total + 1)]
