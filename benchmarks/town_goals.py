@@ -19,13 +19,13 @@ import numpy as np
 import sparring
 from sparring.envs.town.world import GOAL_NAMES
 from sparring.evaluate.wilson import wilson_interval
-from sparring.record.policy import make_policy
+from sparring.players import make_player
 
 
 def play(spec: str, towns: int, seed: int, greedy: bool = False, **config) -> dict:
     """Play ``towns`` episodes of `town` with every character on brain ``spec``; per-character outcomes."""
     env = sparring.make("town", num_envs=towns, seed=seed, autoreset=False, **config)
-    policy = make_policy(spec, env, seed, greedy)
+    policy = make_player(spec, env, seed, greedy)
     learners = env.learner_rows[:env.num_agents]
     while not env.done.all():
         out = policy(env)

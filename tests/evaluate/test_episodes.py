@@ -4,15 +4,16 @@ import numpy as np
 import pytest
 
 from sparring.evaluate.episodes import metric_rate, outcomes, play_episodes, summarize
+from sparring.players.network import NetworkPlayer
 from sparring.kit import BatchedEnv, registry
-from sparring.train.policy import Policy
+from sparring.players.policy import Policy
 from tests.train import toys
 
 
 def test_play_exactly_the_asked_episodes_and_count_them():
     env = BatchedEnv(toys.MaskedPick, num_envs=7, seed=3, autoreset=False)
     policy = Policy(4, env.heads.sizes, hidden=8)
-    data = play_episodes(env, policy, 30, np.arange(env.rows))
+    data = play_episodes(env, [(NetworkPlayer(policy, "net"), np.arange(env.rows))], 30)
     assert data.shape[0] == 30 and (data[:, 1] == 5).all()  # each episode lasts 5 ticks
     assert data[:, 3].sum() == 0  # no forbidden action got through
 

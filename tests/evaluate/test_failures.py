@@ -8,13 +8,14 @@ import pytest
 
 from sparring.cli import main
 from sparring.evaluate.episodes import play_episodes
+from sparring.players.network import NetworkPlayer
 from sparring.evaluate.failures import PhaseTracker, format_failures, summarize_failures, watermark_spec
 from sparring.evaluate.outputs import worst_episodes
 from sparring.kit import BatchedEnv
 from sparring.record import Recorder, Recording
 from sparring.train.checkpoint import save_checkpoint
 from sparring.train.config import make_train_config
-from sparring.train.policy import Policy
+from sparring.players.policy import Policy
 from sparring.train.trainer import Trainer
 from tests.evaluate import toys
 
@@ -74,8 +75,8 @@ def test_recorded_eval_episodes_line_up_with_the_rows(tmp_path):
     env = BatchedEnv(toys.Cliff, num_envs=3, seed=7, autoreset=False)
     tracker, out = PhaseTracker(env), str(tmp_path / "eval.parquet")
     with Recorder(env, out, policy="untrained") as recorder:
-        data = play_episodes(env, Policy(1, env.heads.sizes, hidden=8), 14, np.arange(env.rows),
-                             tracker=tracker, recorder=recorder)
+        data = play_episodes(env, [(NetworkPlayer(Policy(1, env.heads.sizes, hidden=8), "net"), np.arange(env.rows))],
+                             14, tracker=tracker, recorder=recorder)
     rec, table = Recording(out), tracker.table()
     assert rec.episode_ids() == list(range(14)) and len(table) == 14
     assert len(set(data[:, 1].tolist())) > 1  # episodes of different lengths finish out of env order

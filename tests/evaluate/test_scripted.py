@@ -6,13 +6,12 @@ import pytest
 
 from sparring.cli import main
 from sparring.evaluate.play import evaluate_scripted
-from sparring.evaluate.scripted import parse_policy
 from tests.train import toys  # noqa: F401  (registers the toy envs)
 
 
 def test_a_scripted_player_is_evaluated_like_a_checkpoint():
     # toy_match with opponent zeros: seat 0 wins by playing 0, which is all always_zero ever plays
-    report = evaluate_scripted("toy_match", "always_zero", episodes=60, env_overrides={"opponent": "zeros"},
+    report = evaluate_scripted("toy_match", "scripted:always_zero", episodes=60, env_overrides={"opponent": "zeros"},
                                metric="win")
     assert report["episodes"] == 60 and report["win"]["count"] == 60
     assert report["policy"] == "scripted:always_zero"
@@ -43,7 +42,8 @@ def test_eval_cli_names_what_was_wrong(args, message, capsys):
     assert message in capsys.readouterr().err
 
 
-def test_parse_policy():
-    assert parse_policy("scripted:planner") == "planner"
+def test_only_players_without_a_checkpoint_are_taken():
     with pytest.raises(ValueError, match="scripted:NAME"):
-        parse_policy("scripted:")
+        evaluate_scripted("toy_match", "scripted:", episodes=4)
+    report = evaluate_scripted("toy_match", "random", episodes=20, env_overrides={"opponent": "zeros"})
+    assert report["policy"] == "random" and report["episodes"] == 20

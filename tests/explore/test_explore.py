@@ -2,27 +2,15 @@
 
 import json
 
-import numpy as np
 import pytest
 
 import sparring
 from sparring.cli import main
-from sparring.explore.agents import random_actions
 from sparring.explore.explore import Explorer
 from sparring.explore.frontier import frontier_table, summary
 from sparring.explore.reach import reach
+from sparring.players.policy import policy_for
 from sparring.train.config import make_train_config
-from sparring.train.policy import policy_for
-
-
-def test_random_actions_draw_only_allowed_values():
-    sizes = np.array([3, 2])
-    mask = np.ones((500, 5), np.bool_)
-    mask[:, 1] = False  # head 0 may not take value 1
-    mask[:250, 4] = False  # head 1 must take 0 in the first half
-    acts = random_actions(mask, sizes, np.random.default_rng(0))
-    assert set(acts[:, 0].tolist()) == {0, 2}
-    assert (acts[:250, 1] == 0).all() and set(acts[250:, 1].tolist()) == {0, 1}
 
 
 def test_exploration_grows_the_archive_and_counts_every_visit():

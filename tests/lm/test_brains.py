@@ -1,11 +1,12 @@
-"""Observations, ScriptedBrain and CheckpointBrain on real envs."""
+"""Observations on real envs, and every kind of brain as a player."""
 
 import numpy as np
 import pytest
-import torch
 
 import sparring
-from sparring.lm import Brain, CheckpointBrain, LocalLMBrain, OpenAIBrain, Observations, ScriptedBrain
+from sparring.lm import LocalLMBrain, OpenAIBrain, Observations
+from sparring.players import Player, ScriptedPlayer
+from sparring.players.network import checkpoint_player
 from sparring.train.checkpoint import save_checkpoint
 from sparring.train.config import make_train_config
 from sparring.train.trainer import Trainer
@@ -37,47 +38,9 @@ def test_allows_checks_range_and_mask():
     assert not batch.allows(0, np.array([3, 0])) and not batch.allows(0, np.array([0]))
 
 
-def test_scripted_brain_plays_the_env_script_for_any_rows():
-    env = sparring.make("duel", num_envs=4, seed=3)
-    brain = ScriptedBrain(env, "robot")
-    for _ in range(5):
-        rows = np.array([6, 1, 2])
-        assert np.array_equal(brain.act(Observations.from_env(env, rows)), env.scripted_actions("robot")[rows])
-        env.step(env.scripted_actions("reactive"))
-    assert isinstance(brain, Brain) and brain.name == "scripted:robot"
-    with pytest.raises(ValueError, match="no scripted policy 'genius'; known"):
-        ScriptedBrain(env, "genius")
-
-
-def test_checkpoint_brain_keeps_one_memory_per_row(lstm_checkpoint):
-    env = sparring.make("squared", num_envs=4, seed=2, size=5)
-    whole = CheckpointBrain(env, lstm_checkpoint, greedy=True)
-    split = CheckpointBrain(env, lstm_checkpoint, greedy=True)
-    start, net = env.snapshot(), whole.net
-    memory = net.initial_state(4)
-    for _ in range(6):  # acting on rows in two halves gives what acting on all rows at once gives
-        everyone = whole.act(Observations.from_env(env))
-        halves = np.concatenate([split.act(Observations.from_env(env, [0, 1])),
-                                 split.act(Observations.from_env(env, [2, 3]))])
-        new_episode = torch.from_numpy(env.records["tick"] == 0)  # squared auto-resets finished envs
-        with torch.inference_mode():  # the memory the policy carries when run on all rows by hand
-            by_hand, _, _, memory = net.act(torch.from_numpy(env.obs), torch.from_numpy(env.mask), memory,
-                                            new_episode, greedy=True)
-        assert np.array_equal(everyone, halves) and np.array_equal(everyone, by_hand.numpy())
-        assert all(torch.allclose(kept, m) for brain in (whole, split) for kept, m in zip(brain._state, memory))
-        env.step(everyone)
-    env.restore(np.arange(4), start)  # the ticks go back: memories restart, as a fresh brain's would
-    with torch.inference_mode():
-        expected, *_ = net.act(torch.from_numpy(env.obs), torch.from_numpy(env.mask), net.initial_state(4),
-                               greedy=True)
-    assert np.array_equal(whole.act(Observations.from_env(env)), expected.numpy())
-    assert np.array_equal(CheckpointBrain(env, lstm_checkpoint, greedy=True).act(Observations.from_env(env)),
-                          expected.numpy())
-
-
 def test_all_brains_meet_the_protocol(lstm_checkpoint, tiny_model):
     env = sparring.make("squared", num_envs=1, seed=0, size=5)
     parse = lambda text, batch, i: 0  # noqa: E731
-    brains = [ScriptedBrain(env, "greedy"), CheckpointBrain(env, lstm_checkpoint),
+    brains = [ScriptedPlayer(env, "greedy"), checkpoint_player(lstm_checkpoint, env),
               OpenAIBrain("http://127.0.0.1:9/v1", "m", parse, 0), LocalLMBrain(tiny_model, parse, 0)]
-    assert all(isinstance(b, Brain) for b in brains)
+    assert all(isinstance(b, Player) for b in brains)

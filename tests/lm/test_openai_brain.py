@@ -35,7 +35,7 @@ def test_end_to_end_with_the_server(server, tiny_model):
     with OpenAIBrain(server.url, "tiny", _keep(seen), SAFE, api_key=KEY, system=SYSTEM, max_tokens=4,
                      concurrency=3, temperature=1.0, seed=7) as brain:
         batch = _batch(4)
-        assert brain.act(batch).tolist() == [[1], [2], [3], [4]]
+        assert brain.decide(batch).tolist() == [[1], [2], [3], [4]]
         expected = [tiny_model.chat([brain.messages(t)], 4, temperature=1.0, seed=7)[0] for t in batch.texts]
     assert [seen[i] for i in range(4)] == [c.text for c in expected] and all(seen.values())
     assert (brain.stats.parsed, brain.stats.failed, brain.stats.unparseable, brain.requests) == (4, 0, 0, 4)
@@ -48,14 +48,14 @@ def test_unparseable_and_disallowed_answers_take_the_safe_action(server):
     batch.mask[1, 2] = False  # the answer of character 1 parses to action 2, which its mask forbids
     parse = lambda text, b, i: None if i == 0 else 2  # noqa: E731
     with OpenAIBrain(server.url, "tiny", parse, SAFE, api_key=KEY, system=SYSTEM, max_tokens=2) as brain:
-        assert brain.act(batch).tolist() == [[SAFE], [SAFE], [2]]
+        assert brain.decide(batch).tolist() == [[SAFE], [SAFE], [2]]
     assert (brain.stats.parsed, brain.stats.unparseable, brain.stats.fallbacks, brain.stats.turns) == (1, 2, 2, 3)
     assert "not allowed now" in brain.stats.last_error
 
 
 def test_wrong_key_fails_without_retrying(server):
     with OpenAIBrain(server.url, "tiny", _keep({}), SAFE, api_key="wrong", retries=3, backoff=0) as brain:
-        assert brain.act(_batch(2)).tolist() == [[SAFE], [SAFE]]
+        assert brain.decide(_batch(2)).tolist() == [[SAFE], [SAFE]]
     assert (brain.stats.failed, brain.requests) == (2, 2)
     assert brain.stats.last_error.startswith("HTTP 401")
 
@@ -92,7 +92,7 @@ def odd_server():
 def test_garbage_answers_are_counted_failures(odd_server, mode, reason):
     base, _ = odd_server
     with OpenAIBrain(f"{base}/{mode}/v1", "m", _keep({}), SAFE, retries=2, backoff=0) as brain:
-        assert brain.act(_batch(3)).tolist() == [[SAFE]] * 3
+        assert brain.decide(_batch(3)).tolist() == [[SAFE]] * 3
     assert (brain.stats.failed, brain.stats.parsed, brain.requests) == (3, 0, 3)  # a 200 reply is not retried
     assert reason in brain.stats.last_error
 
@@ -100,7 +100,7 @@ def test_garbage_answers_are_counted_failures(odd_server, mode, reason):
 def test_busy_server_is_retried_with_backoff_then_counted(odd_server):
     base, _ = odd_server
     with OpenAIBrain(f"{base}/busy/v1", "m", _keep({}), SAFE, retries=2, backoff=0.01) as brain:
-        assert brain.act(_batch(2)).tolist() == [[SAFE], [SAFE]]
+        assert brain.decide(_batch(2)).tolist() == [[SAFE], [SAFE]]
     assert (brain.stats.failed, brain.requests) == (2, 2 * 3)
     assert brain.stats.last_error.startswith("HTTP 503")
 
@@ -108,14 +108,14 @@ def test_busy_server_is_retried_with_backoff_then_counted(odd_server):
 def test_timeouts_fail_and_concurrency_is_limited(odd_server):
     base, state = odd_server
     with OpenAIBrain(f"{base}/slow/v1", "m", _keep({}), SAFE, timeout=0.2, retries=0) as brain:
-        assert brain.act(_batch(1)).tolist() == [[SAFE]]
+        assert brain.decide(_batch(1)).tolist() == [[SAFE]]
     assert brain.stats.failed == 1 and "Timeout" in brain.stats.last_error
     deadline = time.monotonic() + 5
     while state["now"] and time.monotonic() < deadline:  # the server still sleeps on the request given up on
         time.sleep(0.05)
     state["most"] = 0
     with OpenAIBrain(f"{base}/fine/v1", "m", _keep({}), SAFE, concurrency=2) as brain:
-        assert brain.act(_batch(6)).tolist() == [[1], [2], [3], [4], [5], [6]]
+        assert brain.decide(_batch(6)).tolist() == [[1], [2], [3], [4], [5], [6]]
     assert state["most"] == 2
 
 
@@ -124,7 +124,7 @@ def test_server_down_is_retried_then_counted():
     port = sock.getsockname()[1]
     sock.close()  # nothing listens there now
     with OpenAIBrain(f"http://127.0.0.1:{port}/v1", "m", _keep({}), SAFE, retries=1, backoff=0.01) as brain:
-        assert brain.act(_batch(3)).tolist() == [[SAFE]] * 3
+        assert brain.decide(_batch(3)).tolist() == [[SAFE]] * 3
     assert (brain.stats.failed, brain.stats.fallbacks, brain.requests) == (3, 3, 6)
     assert "ConnectError" in brain.stats.last_error
 
@@ -138,4 +138,4 @@ def test_bad_settings_are_refused_by_name():
         OpenAIBrain("http://x/v1", "m", "not a function", SAFE)
     with OpenAIBrain("http://x/v1", "m", _keep({}), [0, 1]) as brain, \
             pytest.raises(ValueError, match=r"safe_action \[0, 1\] has 2 values; the env has 1 action heads"):
-        brain.act(_batch(1))
+        brain.decide(_batch(1))

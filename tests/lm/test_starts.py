@@ -8,7 +8,8 @@ from sparring.kit import registry
 from sparring.lm.grpo import GRPOConfig, grpo
 from sparring.lm.rollout import LEARNER, learner_env
 from sparring.lm.starts import StartStates
-from sparring.record import make_policy, record_episodes
+from sparring.players import make_player
+from sparring.record import record_episodes
 
 
 @pytest.fixture(scope="module")
@@ -16,7 +17,7 @@ def town_recording(tmp_path_factory):
     """Two one-day towns played by the planner, recorded."""
     out = str(tmp_path_factory.mktemp("rec") / "town.parquet")
     env = BatchedEnv(registry.get("town"), num_envs=2, seed=4, days=1)
-    record_episodes(env, make_policy("scripted:planner", env, 0), 2, out)
+    record_episodes(env, make_player("scripted:planner", env, 0), 2, out)
     return out
 
 

@@ -24,7 +24,7 @@ def test_local_brain_answers_in_batches_and_counts(tiny_model):
     brain = LocalLMBrain(tiny_model, parse, safe_action=0, system="act", max_tokens=3, batch_size=2, temperature=1.0,
                          seed=11)
     texts = ["go to the farm", "eat 1 bread", "talk to Ben"]
-    assert brain.act(_batch(texts)).tolist() == [[3], [0], [3]]
+    assert brain.decide(_batch(texts)).tolist() == [[3], [0], [3]]
     convs = [brain.messages(t) for t in texts]
     torch.manual_seed(11)  # the same draws, made the same way: chunks of two
     expected = tiny_model.chat(convs[:2], 3, temperature=1.0) + tiny_model.chat(convs[2:], 3, temperature=1.0)
@@ -38,7 +38,7 @@ def test_local_brain_answers_in_batches_and_counts(tiny_model):
 
 def test_prompts_too_long_for_the_context_fail_alone(tiny_model):
     brain = LocalLMBrain(tiny_model, lambda text, batch, i: 1, safe_action=2, system="act", max_tokens=4)
-    assert brain.act(_batch(["wait", "farm " * 200, "sleep"])).tolist() == [[1], [2], [1]]
+    assert brain.decide(_batch(["wait", "farm " * 200, "sleep"])).tolist() == [[1], [2], [1]]
     assert (brain.stats.failed, brain.stats.parsed) == (1, 2)
     assert "do not fit the model's context of 96 tokens" in brain.stats.last_error
 

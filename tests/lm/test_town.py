@@ -27,8 +27,8 @@ def test_noisy_planner_leaves_the_plan_by_its_noise_only(town):
     rows = np.arange(town.rows)
     batch = Observations.from_env(town, rows, text=lambda e, i, a: "")
     plan = town.scripted_actions("planner")
-    assert np.array_equal(NoisyPlanner(town, 0.0).act(batch), plan)
-    noisy = np.concatenate([NoisyPlanner(town, 1.0, seed=s).act(batch) for s in range(20)])
+    assert np.array_equal(NoisyPlanner(town, 0.0).act(town, rows), plan)
+    noisy = np.concatenate([NoisyPlanner(town, 1.0, seed=s).act(town, rows) for s in range(20)])
     assert all(batch.allows(i % town.rows, a) for i, a in enumerate(noisy))
     assert (noisy != np.tile(plan, (20, 1))).mean() > 0.5  # a random legal action is seldom the plan
 
@@ -47,7 +47,7 @@ def test_choice_brain_plays_legal_actions(town, town_model):
     brain = make_brain(f"local:{town_model[0]}", town)
     assert isinstance(brain, ChoiceBrain)
     batch = Observations.from_env(town, np.arange(town.rows))
-    acts = brain.act(batch)
+    acts = brain.act(town, np.arange(town.rows))
     assert all(batch.allows(i, a) for i, a in enumerate(acts))
     assert brain.stats.turns == town.rows and brain.stats.parsed == town.rows
 

@@ -3,7 +3,7 @@
 import numpy as np
 import torch
 
-from sparring.train.heads import MaskedHeads
+from sparring.players.heads import MaskedHeads
 
 
 def random_masks(rng, batch, sizes):

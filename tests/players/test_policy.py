@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from sparring.train.policy import Policy
+from sparring.players.policy import Policy
 
 
 def test_separate_critic_trains_its_own_encoder_only():

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from sparring.train.recurrent import LSTMCore, MinGRUCore, linear_scan
+from sparring.players.recurrent import LSTMCore, MinGRUCore, linear_scan
 
 
 def test_linear_scan_matches_a_loop_with_zero_coefficients():

@@ -3,14 +3,15 @@
 import pytest
 
 import sparring
-from sparring.record import make_policy, record_episodes
+from sparring.players import make_player
+from sparring.record import record_episodes
 from tests.record import toys  # noqa: F401  (registers the toy envs)
 
 
 def record(path, env_name, episodes, policy="random", num_envs=3, seed=0, **kw):
     """Record ``episodes`` of ``env_name`` played by ``policy`` to ``path``; returns ``path``."""
     env = sparring.make(env_name, num_envs=num_envs, seed=seed, **kw.pop("config", {}))
-    record_episodes(env, make_policy(policy, env, seed), episodes, str(path), **kw)
+    record_episodes(env, make_player(policy, env, seed), episodes, str(path), **kw)
     return str(path)
 
 

@@ -128,7 +128,7 @@ def test_record_replay_fork_commands(tmp_path, capsys):
                  "--out", forked]) == 0
     assert "2 continuation(s) written" in capsys.readouterr().out
     assert main(["record", "squared", "--policy", "nope", "--out", str(tmp_path / "x.parquet")]) == 2
-    assert "unknown policy 'nope'; valid: random, checkpoint:PATH, scripted:greedy" in capsys.readouterr().err
+    assert "unknown player 'nope'; valid: random, checkpoint:PATH, scripted:greedy" in capsys.readouterr().err
     assert main(["record", "squared", "--out", str(tmp_path / "x.parquet")]) == 2
     assert "give exactly one of --policy" in capsys.readouterr().err
     assert main(["replay", str(tmp_path / "missing.parquet")]) == 2

@@ -19,9 +19,10 @@ from tests.record.conftest import record
 RECORD_FOREVER = textwrap.dedent("""
     import sys
     import sparring
-    from sparring.record import make_policy, record_episodes
+    from sparring.players import make_player
+    from sparring.record import record_episodes
     env = sparring.make("squared", num_envs=4, seed=9)
-    record_episodes(env, make_policy("random", env, 0), 10**9, sys.argv[1], group_rows=40)
+    record_episodes(env, make_player("random", env, 0), 10**9, sys.argv[1], group_rows=40)
 """)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import torch
 
 from sparring.evaluate.wilson import wilson_interval
 
@@ -31,13 +30,14 @@ def _finished(env, done_envs: np.ndarray) -> np.ndarray:
     return np.concatenate([head, recs["metrics"].astype(np.float64)], 1)
 
 
-def play_episodes(env, policy, episodes: int, train_rows: np.ndarray, opponent=None, greedy: bool = False,
-                  device="cpu", tracker=None, recorder=None) -> np.ndarray:
+def play_episodes(env, seated, episodes: int, tracker=None, recorder=None) -> np.ndarray:
     """Rows of :func:`_finished` for exactly ``episodes`` episodes, spread evenly over the envs.
 
-    ``env`` must be built with ``autoreset=False``: a finished env waits, so its final phase
-    and metrics can be read before ``reset_envs`` starts its next episode. Each env plays a fixed
-    quota, so short episodes are not over-represented by stopping early.
+    ``seated`` is a list of ``(player, rows)``: each :class:`~sparring.players.Player` acts for
+    its agent rows (seats the env plays itself need none). ``env`` must be built with
+    ``autoreset=False``: a finished env waits, so its final phase and metrics can be read
+    before ``reset_envs`` starts its next episode. Each env plays a fixed quota, so short
+    episodes are not over-represented by stopping early.
 
     Optional: ``tracker``, a :class:`~sparring.evaluate.failures.PhaseTracker` of ``env``,
     follows phases and low-watermarks; ``recorder``, a :class:`~sparring.record.Recorder`
@@ -48,30 +48,19 @@ def play_episodes(env, policy, episodes: int, train_rows: np.ndarray, opponent=N
     quota = np.full(env.num_envs, episodes // env.num_envs, np.int64)
     quota[: episodes % env.num_envs] += 1
     played = np.zeros(env.num_envs, np.int64)
-    rows = torch.from_numpy(np.asarray(train_rows, np.int64))
+    seated = [(player, np.asarray(rows, np.int64)) for player, rows in seated]
     actions = np.zeros((env.rows, len(env.heads.sizes)), np.int32)
-    state = policy.initial_state(len(rows), device)
-    reset = torch.zeros(len(rows), dtype=torch.bool, device=device)
-    restarted = np.zeros(env.num_envs, np.bool_)
     out = []
     step = env.step if recorder is None else recorder.step
     if tracker is not None:
         tracker.start(np.arange(env.num_envs))
     while (played < quota).any():
-        with torch.inference_mode():
-            obs = torch.from_numpy(env.obs)[rows].to(device)
-            mask = torch.from_numpy(env.mask)[rows].to(device)
-            act, _, _, state = policy.act(obs, mask, state, reset if policy.recurrent else None, greedy=greedy)
-        actions[rows.numpy()] = act.cpu().numpy()
-        if opponent is not None:
-            opponent.fill(actions)
+        for player, rows in seated:
+            actions[rows] = player.act(env, rows)
         step(actions)
-        if opponent is not None:
-            opponent.after_step(env.rewards, env.done)
         if tracker is not None:
             tracker.observe()
         done = np.flatnonzero(env.done & (played < quota))
-        restarted[:] = False
         if len(done):
             out.append(_finished(env, done))
             if tracker is not None:
@@ -81,8 +70,6 @@ def play_episodes(env, policy, episodes: int, train_rows: np.ndarray, opponent=N
             env.reset_envs(again)
             if tracker is not None:
                 tracker.start(again)
-            restarted[again] = True
-        reset = torch.from_numpy(np.repeat(restarted, env.num_agents)[rows.numpy()]).to(device)
     return np.concatenate(out) if out else np.zeros((0, 3 + max(1, len(env.env_cls.metrics))))
 
 

@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from sparring.train.checkpoint import resolve
+from sparring.players.load import resolve
 
 
 def output_folder(checkpoint: str, record: str | None) -> str:

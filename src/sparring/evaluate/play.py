@@ -8,32 +8,32 @@ import tempfile
 import time
 
 import numpy as np
-import torch
 
 from sparring.evaluate.chart import write_failure_chart
 from sparring.evaluate.episodes import metric_rate, play_episodes, summarize
 from sparring.evaluate.failures import PhaseTracker, summarize_failures
 from sparring.evaluate.outputs import output_folder, write_worst
-from sparring.evaluate.scripted import ScriptedPlayer
 from sparring.kit import BatchedEnv, registry
+from sparring.players import make_player
+from sparring.players.load import read_meta
+from sparring.players.network import checkpoint_player
+from sparring.players.opponents import SELF_PLAY, resolve_opponent, seat_players
 from sparring.record import Recorder
-from sparring.train.checkpoint import load_policy, read_meta
-from sparring.train.config import make_train_config
-from sparring.train.opponents import SELF_PLAY, make_opponent
 
 
 def _setup(env_name: str, checkpoint: str, opponent: str | None, env_overrides: dict, num_envs: int, seed: int,
-           autoreset: bool = True):
+           greedy: bool, autoreset: bool = True):
+    """The env and the seated players: the checkpoint in its seat, and its opponent where one plays from outside."""
     meta = read_meta(checkpoint)
     env_cls = registry.get(env_name)
     config = {**meta["env_config"], **env_overrides} if meta["env"] == env_name else dict(env_overrides)
-    cfg = make_train_config(None, {k: v for k, v in meta["train_config"].items() if k in ("seed", "pool_size")})
-    config, factory = make_opponent(env_cls, opponent if opponent is not None else meta.get("opponent"), config, cfg)
+    config, other = resolve_opponent(env_cls, opponent if opponent is not None else meta.get("opponent"), config,
+                                     explicit=env_overrides)
     env = BatchedEnv(env_cls, num_envs=num_envs, seed=seed, autoreset=autoreset, **config)
-    policy, meta = load_policy(checkpoint, env_name, env)
-    policy.eval()
-    opp, rows = factory(env, policy, torch.device("cpu"))
-    return env, policy, opp, rows, meta
+    player = checkpoint_player(checkpoint, env, seed, greedy)
+    # "self": the same weights, sampling, in the other seats
+    mirror = checkpoint_player(checkpoint, env, seed) if other == SELF_PLAY else None
+    return env, seat_players(env, player, other, mirror), meta
 
 
 def evaluate_checkpoint(env_name: str, checkpoint: str, opponent: str | None = None, episodes: int = 1000,
@@ -51,13 +51,11 @@ def evaluate_checkpoint(env_name: str, checkpoint: str, opponent: str | None = N
     Paths written are in the report.
     """
     _check_counts(episodes, worst, window)
-    env, policy, opp, rows, meta = _setup(env_name, checkpoint, opponent, env_overrides or {},
-                                          min(num_envs, episodes), seed,
-                                          autoreset=False)
-    name = f"checkpoint:{os.path.abspath(checkpoint)}@step{meta['step']}" + (":greedy" if greedy else "")
+    env, seated, meta = _setup(env_name, checkpoint, opponent, env_overrides or {}, min(num_envs, episodes), seed,
+                               greedy, autoreset=False)
     folder = output_folder(checkpoint, record)
     stem = os.path.splitext(os.path.basename(record))[0] if record else f"eval-step{meta['step']}"
-    report = _evaluate(env, policy, opp, rows, name, episodes, greedy, record, worst, window, metric, folder, stem)
+    report = _evaluate(env, seated, episodes, record, worst, window, metric, folder, stem)
     report.update({"env": env_name, "checkpoint_step": meta["step"], "opponent": opponent or meta.get("opponent"),
                    "greedy": greedy, "seed": seed})
     if chart:
@@ -66,14 +64,17 @@ def evaluate_checkpoint(env_name: str, checkpoint: str, opponent: str | None = N
     return report
 
 
-def evaluate_scripted(env_name: str, script: str, opponent: str | None = None, episodes: int = 1000,
+def evaluate_scripted(env_name: str, policy: str, opponent: str | None = None, episodes: int = 1000,
                       seed: int = 12345, num_envs: int = 256, env_overrides: dict | None = None,
                       record: str | None = None, worst: int = 0, window: int = 20,
                       metric: str | None = None) -> dict:
-    """As :func:`evaluate_checkpoint`, with the env's scripted policy ``script`` as the player (no checkpoint).
+    """As :func:`evaluate_checkpoint`, with a player that needs no checkpoint (``scripted:NAME`` or ``random``).
 
     Files are written only when asked for: ``record`` (and ``worst`` replays and the failure chart beside it).
     """
+    if policy != "random" and not (policy.startswith("scripted:") and policy != "scripted:"):
+        raise ValueError(f"--policy {policy!r}: expected scripted:NAME (one of the env's scripted policies) or "
+                         "random; evaluate a trained policy with --checkpoint instead")
     _check_counts(episodes, worst, window)
     if worst and not record:
         raise ValueError("--worst needs --record FILE when the player is a scripted policy (no run folder to "
@@ -82,17 +83,15 @@ def evaluate_scripted(env_name: str, script: str, opponent: str | None = None, e
     if opponent == SELF_PLAY:
         raise ValueError(f"opponent {SELF_PLAY!r} is a pool of a trained policy's past weights; a scripted player "
                          f"needs another opponent: {[*env_cls.scripted]} or the env's opponent knob")
-    config, factory = make_opponent(env_cls, opponent, dict(env_overrides or {}), make_train_config(None, {}))
+    config, other = resolve_opponent(env_cls, opponent, dict(env_overrides or {}))
     env = BatchedEnv(env_cls, num_envs=min(num_envs, episodes), seed=seed, autoreset=False, **config)
-    opp, rows = factory(env, None, torch.device("cpu"))
-    player = ScriptedPlayer(env, script, rows)
+    seated = seat_players(env, make_player(policy, env, seed), other)
     folder = os.path.dirname(os.path.abspath(record)) if record else ""
     stem = os.path.splitext(os.path.basename(record))[0] if record else ""
-    report = _evaluate(env, player, opp, rows, f"scripted:{script}", episodes, False, record, worst, window, metric,
-                       folder, stem)
-    report.update({"env": env_name, "policy": f"scripted:{script}", "opponent": opponent, "seed": seed})
+    report = _evaluate(env, seated, episodes, record, worst, window, metric, folder, stem)
+    report.update({"env": env_name, "policy": policy, "opponent": opponent, "seed": seed})
     if record:
-        report["chart"] = write_failure_chart(report["failures"], f"{env_name} scripted:{script}",
+        report["chart"] = write_failure_chart(report["failures"], f"{env_name} {policy}",
                                               os.path.join(folder, f"{stem}-failures.png"))
     return report
 
@@ -104,25 +103,24 @@ def _check_counts(episodes: int, worst: int, window: int) -> None:
         raise ValueError(f"worst and window must be >= 0, got worst={worst}, window={window}")
 
 
-def _evaluate(env, policy, opp, rows, name: str, episodes: int, greedy: bool, record: str | None, worst: int,
-              window: int, metric: str | None, folder: str, stem: str) -> dict:
+def _evaluate(env, seated, episodes: int, record: str | None, worst: int, window: int, metric: str | None,
+              folder: str, stem: str) -> dict:
     """Play and summarise: outcomes, phases, means, failures, the metric's rate, the recording and worst replays."""
     if metric is not None:
         metric_rate(env.env_cls, np.zeros((0, 3 + len(env.env_cls.metrics))), metric, 1)  # an unknown name fails now
     tracker = PhaseTracker(env)
     with tempfile.TemporaryDirectory() as tmp:
         path = record or (os.path.join(tmp, "eval.parquet") if worst else None)
-        recorder = Recorder(env, path, policy=name) if path else None
+        recorder = Recorder(env, path, policy=seated[0][0].name) if path else None
         try:
-            data = play_episodes(env, policy, episodes, rows, opp, greedy=greedy, tracker=tracker,
-                                 recorder=recorder)
+            data = play_episodes(env, seated, episodes, tracker=tracker, recorder=recorder)
         finally:
             if recorder is not None:
                 recorder.close()
         report = summarize(env.env_cls, data)
         report["failures"] = summarize_failures(env.env_cls, data, tracker.table(), tracker.watermarks, window)
         if metric is not None:
-            report["metric"] = metric_rate(env.env_cls, data, metric, len(rows) // env.num_envs)
+            report["metric"] = metric_rate(env.env_cls, data, metric, len(seated[0][1]) // env.num_envs)
         if record:
             report["record"] = record
         if worst:
@@ -134,29 +132,23 @@ def watch(env_name: str, checkpoint: str, opponent: str | None = None, episodes:
           seed: int = 0, greedy: bool = False, env_overrides: dict | None = None, stream=None) -> None:
     """Play ``episodes`` episodes of one env live in the terminal with the env's ANSI renderer."""
     stream = stream or sys.stdout
-    env, policy, opp, rows, _ = _setup(env_name, checkpoint, opponent, env_overrides or {}, 1, seed)
+    env, seated, _ = _setup(env_name, checkpoint, opponent, env_overrides or {}, 1, seed, greedy)
     if not hasattr(env.env_cls, "render_ansi"):
         raise ValueError(f"env {env_name!r} has no render_ansi; watch needs one")
-    rows_t = torch.from_numpy(np.asarray(rows, np.int64))
+    rows = seated[0][1]
     actions = np.zeros((env.rows, len(env.heads.sizes)), np.int32)
-    state, total, finished = policy.initial_state(len(rows)), 0.0, 0
+    total, finished = 0.0, 0
     while finished < episodes:
         stream.write("\x1b[H\x1b[2J" + env.render_ansi(0) + f"\nepisode {finished + 1}/{episodes}  return {total:+.2f}\n")
         stream.flush()
-        with torch.inference_mode():
-            act, _, _, state = policy.act(torch.from_numpy(env.obs)[rows_t], torch.from_numpy(env.mask)[rows_t],
-                                          state, greedy=greedy)
-        actions[rows] = act.numpy()
-        if opp is not None:
-            opp.fill(actions)
+        for player, player_rows in seated:
+            actions[player_rows] = player.act(env, player_rows)
         env.step(actions)
-        if opp is not None:
-            opp.after_step(env.rewards, env.done)
         total += float(env.rewards[rows].mean())
         if env.done[0]:
             finished += 1
             stream.write(f"episode {finished} ended: return {total:+.2f}\n")
             stream.flush()
-            state, total = policy.initial_state(len(rows)), 0.0
+            total = 0.0
             time.sleep(min(1.0, 4 / fps))
         time.sleep(1.0 / fps)

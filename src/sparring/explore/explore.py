@@ -11,36 +11,31 @@ from __future__ import annotations
 
 import numpy as np
 
-from sparring.explore.agents import RandomAgent
 from sparring.explore.archive import Archive
 from sparring.kit import registry
+from sparring.players import RandomPlayer
+from sparring.players.load import checkpoint_env_config
 
 
-def make_agent(spec: str, env_name: str, env, seed: int = 0):
-    """``"random"`` or a checkpoint path (a run folder or checkpoints/step-N)."""
+def explore_player(spec: str, env, seed: int = 0):
+    """``"random"`` or a checkpoint path (a run folder or checkpoints/step-N) as the player of every row."""
     if spec == "random":
-        return RandomAgent(env, seed)
-    from sparring.explore.policy_agent import PolicyAgent
-    from sparring.train.checkpoint import load_policy
+        return RandomPlayer([int(seed), 11])
+    from sparring.players.network import checkpoint_player  # torch loads only for a checkpoint
 
-    _torch_seed(seed)
-    policy, _ = load_policy(spec, env_name, env)
-    return PolicyAgent(env, policy.eval(), name=f"checkpoint:{spec}")
+    return checkpoint_player(spec, env, seed)
 
 
-def _torch_seed(seed: int) -> None:
-    """Seed torch's sampling of policy actions (torch loads only for a checkpoint agent)."""
-    import torch
+def memory_shape(player, env) -> tuple:
+    """The recurrent state the archive stores per env for ``player``: (parts, agents, hidden), or () for none."""
+    memory = player.memory(env, np.arange(env.num_agents)) if hasattr(player, "memory") else None
+    return () if memory is None else (memory.shape[1], env.num_agents, memory.shape[2])
 
-    torch.manual_seed(int(seed))
 
-
-def agent_env_config(spec: str, env_name: str) -> dict:
-    """The env config a checkpoint agent was trained with ({} for random)."""
+def player_env_config(spec: str, env_name: str) -> dict:
+    """The env config a checkpoint player was trained with ({} for random)."""
     if spec == "random":
         return {}
-    from sparring.record.policy import checkpoint_env_config
-
     try:
         return checkpoint_env_config(spec, env_name)
     except ValueError as exc:
@@ -61,24 +56,33 @@ class Explorer:
                  segment: int = 100, env_config: dict | None = None, archive: Archive | None = None):
         if segment < 1:
             raise ValueError(f"explore segment must be a positive number of ticks, got {segment}")
-        config = {**agent_env_config(policy, env_name), **(env_config or {})}
+        config = {**player_env_config(policy, env_name), **(env_config or {})}
         self.env = registry.make(env_name, num_envs=num_envs, seed=seed, **config)
-        self.agent = make_agent(policy, env_name, self.env, seed)
-        self.archive = archive if archive is not None else Archive(self.env.env_cls, self.agent.state_shape)
-        if self.archive.state_shape != tuple(self.agent.state_shape):
+        self.player = explore_player(policy, self.env, seed)
+        self.rows = np.arange(self.env.rows)
+        shape = memory_shape(self.player, self.env)
+        self.archive = archive if archive is not None else Archive(self.env.env_cls, shape)
+        if self.archive.state_shape != shape:
             raise ValueError(f"the archive stores recurrent states of shape {self.archive.state_shape}, but policy "
-                             f"{policy!r} has {tuple(self.agent.state_shape)}; explore it with a matching policy")
+                             f"{policy!r} has {shape}; explore it with a matching policy")
         self.segment, self.rng = int(segment), np.random.default_rng([int(seed), 13])
         self.seats = np.flatnonzero(self.env.learner_rows[:self.env.num_agents])
         self.from_cell = np.full(num_envs, -1, np.int64)
         self.age = np.zeros(num_envs, np.int64)
         self.steps = 0
         self.outcomes = self.wins = 0
-        self._insert(np.zeros(num_envs, np.bool_))
+        self._insert()
 
-    def _insert(self, done: np.ndarray) -> int:
+    def _insert(self) -> int:
         records = self.env.snapshot()
-        return self.archive.insert(records, records["ep_return"][:, self.seats].mean(axis=1), self.agent.states(done))
+        return self.archive.insert(records, records["ep_return"][:, self.seats].mean(axis=1), self._memory())
+
+    def _memory(self) -> np.ndarray | None:
+        """Per env, the player's memory entering the next tick, [envs, parts, agents, hidden] (None without)."""
+        if not self.archive.state_shape:
+            return None
+        memory = self.player.memory(self.env, self.rows)
+        return memory.reshape(self.env.num_envs, self.env.num_agents, *memory.shape[1:]).transpose(0, 2, 1, 3)
 
     def run(self, steps: int) -> "Explorer":
         """Explore for ``steps`` env steps (one env stepping once counts one)."""
@@ -87,11 +91,10 @@ class Explorer:
         env, goal = self.env, self.steps + int(steps)
         while self.steps < goal:
             self._return(np.flatnonzero(self.age == 0))
-            env.step(self.agent.act())
+            env.step(self.player.act(env, self.rows))
             done = env.done.copy()
-            self.agent.after_step(done)
             self._count_outcomes(np.flatnonzero(done))
-            self._insert(done)
+            self._insert()
             self.age += 1
             self.age[done | (self.age >= self.segment)] = 0
             self.from_cell[self.age == 0] = -1
@@ -106,7 +109,9 @@ class Explorer:
         records["rng"] = self.env.records["rng"][envs]  # own dice: returns to one cell diverge
         self.env.restore(envs, records)
         if self.archive.state_shape:
-            self.agent.load(envs, self.archive.states[cells])
+            rows = (envs[:, None] * self.env.num_agents + np.arange(self.env.num_agents)).reshape(-1)
+            memory = self.archive.states[cells].transpose(0, 2, 1, 3)  # [envs, agents, parts, hidden]
+            self.player.load_memory(self.env, rows, memory.reshape(len(rows), *memory.shape[2:]))
         self.from_cell[envs] = cells
 
     def _count_outcomes(self, ended: np.ndarray) -> None:

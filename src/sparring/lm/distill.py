@@ -18,7 +18,6 @@ import time
 
 import numpy as np
 
-from sparring.lm.brains import Observations
 from sparring.lm.model import ModelSize
 from sparring.lm.rollout import LEARNER, learner_env, set_goal
 from sparring.lm.town import Turn, make_brain, turn
@@ -78,7 +77,7 @@ def collect_turns(teacher: str, episodes: int, seed: int = 0, env: str = "town",
             actions = np.zeros((batch.rows, 1), np.int32)
             if envs:
                 rows = np.array([e * batch.num_agents + LEARNER for e in envs], np.int64)
-                chosen = brain.act(Observations.from_env(batch, rows, text=lambda e, i, a: ""))
+                chosen = brain.act(batch, rows)
                 actions[rows] = chosen
                 for e, a in zip(envs, chosen[:, 0]):
                     t = turn(batch.records[e], batch.config, LEARNER)

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 
+from sparring.lm.brains import TextFn
 from sparring.lm.text_brain import DEFAULT_SYSTEM, ParseFn, TextBrain
 
 RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
@@ -30,8 +31,8 @@ class OpenAIBrain(TextBrain):
     def __init__(self, base_url: str, model: str, parse: ParseFn, safe_action: int | Sequence[int],
                  api_key: str | None = None, system: str = DEFAULT_SYSTEM, timeout: float = 30.0, retries: int = 3,
                  backoff: float = 0.5, concurrency: int = 4, max_tokens: int = 24, temperature: float = 0.0,
-                 seed: int | None = None):
-        super().__init__(parse, safe_action, system)
+                 seed: int | None = None, text: TextFn | None = None):
+        super().__init__(parse, safe_action, system, text)
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
         if timeout <= 0 or retries < 0 or backoff < 0 or concurrency < 1 or max_tokens < 1 or temperature < 0:

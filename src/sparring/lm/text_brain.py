@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from sparring.lm.brains import Observations
+from sparring.lm.brains import Observations, TextFn
 
 DEFAULT_SYSTEM = "You play one character in a game. Answer with exactly one of the legal actions listed, nothing else."
 # parse(answer, batch, i) -> the action of character i (an int for one head, or one int per head), None if unparseable
@@ -47,21 +47,24 @@ class BrainStats:
 class TextBrain:
     """Base of the text brains; subclasses implement :meth:`answer`.
 
-    ``safe_action`` (an int for one head, or one value per head) is what a character
-    does when its answer failed or did not parse; it should be legal in every state
-    (town's "wait" is). ``last_answers`` keeps the latest batch's raw answers for logging.
+    A :class:`~sparring.players.Player`: ``act(env, rows)`` words each character's view with
+    ``text(env, env_index, agent)`` (default: the env's ``describe``). ``safe_action`` (an int
+    for one head, or one value per head) is what a character does when its answer failed or
+    did not parse; it should be legal in every state (town's "wait" is). ``last_answers``
+    keeps the latest batch's raw answers for logging.
     """
 
     name = "text"
 
-    def __init__(self, parse: ParseFn, safe_action: int | Sequence[int], system: str = DEFAULT_SYSTEM):
+    def __init__(self, parse: ParseFn, safe_action: int | Sequence[int], system: str = DEFAULT_SYSTEM,
+                 text: TextFn | None = None):
         if not callable(parse):
             raise TypeError(f"parse must be callable as parse(answer, batch, i), got {type(parse).__name__}")
         self.parse = parse
         self.safe_action = np.atleast_1d(np.asarray(safe_action, np.int64)).astype(np.int32)
         if self.safe_action.ndim != 1:
             raise ValueError(f"safe_action must be an int or one int per action head, got {safe_action!r}")
-        self.system = system
+        self.system, self.text = system, text
         self.stats = BrainStats()
         self.last_answers: list[str | None] = []
 
@@ -79,8 +82,13 @@ class TextBrain:
         old, self.stats = self.stats, BrainStats()
         return old
 
-    def act(self, batch: Observations) -> np.ndarray:
-        """Ask for every character's answer, parse it, and fall back to the safe action where that fails."""
+    def act(self, env, rows) -> np.ndarray:
+        """:meth:`decide` for the views of ``rows`` of ``env``."""
+        return self.decide(Observations.from_env(env, rows, text=self.text))
+
+    def decide(self, batch: Observations) -> np.ndarray:
+        """Ask every character of ``batch`` for its answer, parse it, and fall back to the safe action where that
+        fails."""
         if len(self.safe_action) != len(batch.heads):
             raise ValueError(f"safe_action {self.safe_action.tolist()} has {len(self.safe_action)} values; "
                              f"the env has {len(batch.heads)} action heads {batch.heads}")
@@ -111,10 +119,11 @@ class LocalLMBrain(TextBrain):
     """Answers from a local causal LM folder (``from_pretrained``), generated in batches of ``batch_size``."""
 
     def __init__(self, model, parse: ParseFn, safe_action: int | Sequence[int], system: str = DEFAULT_SYSTEM,
-                 max_tokens: int = 24, temperature: float = 0.0, seed: int | None = None, batch_size: int = 16):
+                 max_tokens: int = 24, temperature: float = 0.0, seed: int | None = None, batch_size: int = 16,
+                 text: TextFn | None = None):
         from sparring.lm.local import LocalModel
 
-        super().__init__(parse, safe_action, system)
+        super().__init__(parse, safe_action, system, text)
         if max_tokens < 1 or batch_size < 1 or temperature < 0:
             raise ValueError(f"need max_tokens >= 1, batch_size >= 1, temperature >= 0; got {max_tokens}, "
                              f"{batch_size}, {temperature}")

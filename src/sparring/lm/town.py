@@ -3,7 +3,7 @@
 A character's turn in words is :func:`turn` (``describe`` plus the legal
 actions as ``"<id>: <words>"`` lines); a text brain answers with one line.
 :func:`make_brain` turns a spec (``scripted[:NAME]``, ``checkpoint:PATH``,
-``openai:URL:MODEL``, ``local:DIR``) into a :class:`~sparring.lm.brains.Brain`.
+``openai:URL:MODEL``, ``local:DIR``) into a :class:`~sparring.players.Player`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import numpy as np
 
 from sparring.envs.town.text import action_text, describe, legal_actions, parse_action
 from sparring.kit.batch import BatchedEnv
-from sparring.lm.brains import Brain, CheckpointBrain, Observations, ScriptedBrain
+from sparring.players import Player, ScriptedPlayer
+from sparring.lm.brains import Observations
 from sparring.lm.text_brain import BrainStats
 
 SAFE_ACTION = 0  # "wait": legal in every state
@@ -62,15 +63,16 @@ class NoisyPlanner:
     def __init__(self, env: BatchedEnv, noise: float = DEFAULT_NOISE, seed: int = 0):
         if not 0.0 <= noise <= 1.0:
             raise ValueError(f"planner_noisy: the noise must be a probability in [0, 1], got {noise}")
-        self._planner = ScriptedBrain(env, "planner")
+        self._planner = ScriptedPlayer(env, "planner")
         self.noise, self._rng = float(noise), np.random.default_rng(seed)
         self.name = f"scripted:{NOISY_PLANNER}:{noise:g}"
 
-    def act(self, batch: Observations) -> np.ndarray:
+    def act(self, env: BatchedEnv, rows) -> np.ndarray:
         """The planner's actions, each replaced by a random legal one with probability ``noise``."""
-        out = self._planner.act(batch)
-        for i in np.flatnonzero(self._rng.random(len(batch)) < self.noise):
-            out[i, 0] = self._rng.choice(np.flatnonzero(batch.mask[i]))
+        rows = np.asarray(rows, np.int64)
+        out = self._planner.act(env, rows)
+        for i in np.flatnonzero(self._rng.random(len(rows)) < self.noise):
+            out[i, 0] = self._rng.choice(np.flatnonzero(env.mask[rows[i]]))
         return out
 
 
@@ -95,28 +97,26 @@ class ChoiceBrain:
         self.name = f"local:{self.local.folder}"
         self.stats = BrainStats()
 
-    def act(self, batch: Observations) -> np.ndarray:
-        """The chosen legal action of every character in ``batch``."""
+    def act(self, env: BatchedEnv, rows) -> np.ndarray:
+        """The chosen legal action of every character of ``rows``."""
         from sparring.lm.choice import choose_lines
 
-        if batch.env is None:
-            raise ValueError("ChoiceBrain needs Observations with their env (Observations.from_env)")
-        env = batch.env
-        turns = [turn(env.records[r // env.num_agents], env.config, int(r) % env.num_agents) for r in batch.rows]
+        rows = np.asarray(rows, np.int64)
+        turns = [turn(env.records[r // env.num_agents], env.config, int(r) % env.num_agents) for r in rows]
         picked = choose_lines(self.scorer, [t.text for t in turns], [t.lines for t in turns], self.temperature,
                               self._rng, self.batch_size)
-        out = np.full((len(batch), 1), SAFE_ACTION, np.int32)
+        out = np.full((len(rows), 1), SAFE_ACTION, np.int32)
         for i, (t, k) in enumerate(zip(turns, picked.index)):
             if k >= 0:
                 out[i, 0] = t.actions[k]
-        self.stats.turns += len(batch)
+        self.stats.turns += len(rows)
         self.stats.failed += picked.index.count(-1)
-        self.stats.parsed += len(batch) - picked.index.count(-1)
+        self.stats.parsed += len(rows) - picked.index.count(-1)
         self.stats.prompt_tokens += picked.tokens
         return out
 
 
-def make_brain(spec: str, env: BatchedEnv, seed: int = 0) -> Brain:
+def make_brain(spec: str, env: BatchedEnv, seed: int = 0) -> Player:
     """The brain a spec names (see ``SPECS``); an OpenAI key, if any, comes from ``$OPENAI_API_KEY``."""
     kind, _, rest = spec.partition(":")
     if kind == "scripted":
@@ -128,9 +128,11 @@ def make_brain(spec: str, env: BatchedEnv, seed: int = 0) -> Brain:
                 raise ValueError(f"brain {spec!r}: {exc}") from None
         if noise:
             raise ValueError(f"brain {spec!r}: only {NOISY_PLANNER} takes a noise level")
-        return ScriptedBrain(env, name or env.env_cls.best_scripted)
+        return ScriptedPlayer(env, name or env.env_cls.best_scripted)
     if kind == "checkpoint" and rest:
-        return CheckpointBrain(env, rest, seed=seed)
+        from sparring.players.network import checkpoint_player  # torch loads only for a checkpoint
+
+        return checkpoint_player(rest, env, seed)
     if kind == "local" and rest:
         if not os.path.isdir(rest):
             raise ValueError(f"brain {spec!r}: {rest!r} is not a folder (give a model folder, e.g. from "
@@ -141,7 +143,8 @@ def make_brain(spec: str, env: BatchedEnv, seed: int = 0) -> Brain:
         if url.startswith(("http://", "https://")) and model:
             from sparring.lm.openai_brain import OpenAIBrain
 
-            return OpenAIBrain(url, model, parse, SAFE_ACTION, api_key=os.environ.get(KEY_ENV), seed=seed)
+            return OpenAIBrain(url, model, parse, SAFE_ACTION, api_key=os.environ.get(KEY_ENV), seed=seed,
+                               text=prompt_text)
         raise ValueError(f"brain {spec!r}: openai needs openai:URL:MODEL with an http(s) URL, e.g. "
                          "openai:http://127.0.0.1:8000/v1:mymodel")
     raise ValueError(f"unknown brain {spec!r}; valid: {SPECS}")

@@ -16,8 +16,7 @@ from sparring.envs.town.names import NAMES
 from sparring.envs.town.world import GOAL_NAMES
 from sparring.kit import registry
 from sparring.kit.batch import BatchedEnv
-from sparring.lm.brains import Observations
-from sparring.lm.town import SAFE_ACTION, make_brain, prompt_text
+from sparring.lm.town import SAFE_ACTION, make_brain
 
 
 @dataclasses.dataclass
@@ -104,8 +103,7 @@ def play_town(specs: list[str], episodes: int = 1, seed: int = 0, record: str | 
                     rows = rows[alive[rows]]
                     if rows.size:
                         turns[spec] += rows.size
-                        text = prompt_text if hasattr(brain, "parse") else (lambda e, i, a: "")
-                        actions[rows] = brain.act(Observations.from_env(batch, rows, text=text))
+                        actions[rows] = brain.act(batch, rows)
                 (recorder.step if record else batch.step)(actions)
             for e in range(playing):
                 _tally(batch.records[e], results)

@@ -8,8 +8,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from sparring.train.heads import MaskedHeads
-from sparring.train.recurrent import CORES
+from sparring.players.heads import MaskedHeads
+from sparring.players.recurrent import CORES
 
 MAX_ONEHOT = 16
 CRITICS = ("shared", "separate")

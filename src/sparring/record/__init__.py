@@ -9,7 +9,6 @@ any tick.
 
 from sparring.record.export import export_jsonl
 from sparring.record.fork import fork
-from sparring.record.policy import make_policy
 from sparring.record.reader import Episode, Recording, load
 from sparring.record.recorder import Recorder, record_episodes
 from sparring.record.schema import SCHEMA_VERSION, RecordingError
@@ -19,6 +18,6 @@ from sparring.record.viewer import write_html
 
 __all__ = [
     "SCHEMA_VERSION", "Episode", "Recorder", "Recording", "RecordingError", "export_jsonl", "fork", "load",
-    "make_policy", "print_episode", "record_episodes", "replay_terminal", "write_gif", "write_html",
+    "print_episode", "record_episodes", "replay_terminal", "write_gif", "write_html",
     "write_mp4",
 ]

@@ -7,7 +7,7 @@ import os
 import numpy as np
 
 from sparring.kit.rng import mix_seed
-from sparring.record.policy import make_policy
+from sparring.players import make_player
 from sparring.record.reader import Recording
 from sparring.record.recorder import Recorder
 
@@ -18,7 +18,7 @@ def fork(path: str, episode: int, tick: int, policy: str, out: str, *, episodes:
 
     "What if the agent had done something else here?": each continuation
     starts from the recorded state (its generator included, so the env's own
-    dice repeat) and is played by ``policy`` (a :func:`make_policy` spec,
+    dice repeat) and is played by ``policy`` (a :func:`~sparring.players.make_player` spec,
     seeded with ``seed``, ``greedy`` for checkpoints) to the episode's end. With
     ``reseed`` the env's generator of continuation ``k`` is reseeded from
     ``(reseed, k)`` so the dice differ too. The new recording (at ``out``)
@@ -35,7 +35,7 @@ def fork(path: str, episode: int, tick: int, policy: str, out: str, *, episodes:
                          f"{int(ep.ticks[-2])} (its last tick is final), got {tick}")
     start = ep.states[at[0]:at[0] + 1]
     env = rec.make_env(num_envs=1, seed=seed)
-    play = make_policy(policy, env, seed, greedy)
+    play = make_player(policy, env, seed, greedy)
     source = {"file": os.path.abspath(path), "episode": int(episode), "tick": int(tick)}
     with Recorder(env, out, policy=play.name, group_rows=group_rows, forked_from=source) as recorder:
         for k in range(episodes):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -114,11 +114,11 @@ class Recorder:
             self.flush()
         return result
 
-    def play(self, policy: Callable):
-        """One recorded step with ``policy(env)``'s actions [rows, heads], or its ``(actions, logp, value)``."""
-        out = policy(self.env)
-        actions, logp, value = out if isinstance(out, tuple) else (out, None, None)
-        return self.step(actions, logp, value)
+    def play(self, player):
+        """One recorded step with a :class:`~sparring.players.Player`'s actions for every row (and its ``logp``
+        and ``value``, when it has them)."""
+        actions = player.act(self.env, np.arange(self.env.rows))
+        return self.step(actions, getattr(player, "logp", None), getattr(player, "value", None))
 
     def restore(self, indices, records: np.ndarray) -> None:
         """``env.restore``; the envs' open episodes are dropped and new ones start from ``records``."""
@@ -232,19 +232,17 @@ class Recorder:
         self.close()  # also on errors: every completed episode is worth keeping
 
 
-def record_episodes(env: BatchedEnv, policy: Callable, episodes: int, out: str, **recorder_kw) -> int:
-    """Play ``policy`` in ``env`` until ``episodes`` episodes are recorded to ``out``; returns the count.
-
-    ``policy`` is as for :meth:`Recorder.play`; its ``name`` attribute, if any,
-    describes it in the metadata. Keyword arguments go to :class:`Recorder`.
+def record_episodes(env: BatchedEnv, player, episodes: int, out: str, **recorder_kw) -> int:
+    """Play ``player`` (a :class:`~sparring.players.Player` for every row) in ``env`` until ``episodes`` episodes
+    are recorded to ``out``; returns the count. Its ``name`` describes it in the metadata. Keyword arguments go
+    to :class:`Recorder`.
     """
     if episodes < 1:
         raise ValueError(f"episodes must be a positive int, got {episodes}")
     if not env.autoreset:
         raise ValueError("record_episodes needs a BatchedEnv with autoreset=True; with autoreset=False, step a "
                          "Recorder yourself and reset finished envs between steps")
-    name = getattr(policy, "name", type(policy).__name__)
-    with Recorder(env, out, policy=name, max_episodes=episodes, **recorder_kw) as rec:
+    with Recorder(env, out, policy=player.name, max_episodes=episodes, **recorder_kw) as rec:
         while not rec.full:
-            rec.play(policy)
+            rec.play(player)
     return rec.episodes

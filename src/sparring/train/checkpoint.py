@@ -1,4 +1,6 @@
-"""Checkpoints: safetensors weights, a JSON of who/what/when, optimizer and RNG state.
+"""Writing checkpoints: safetensors weights, a JSON of who/what/when, optimizer and RNG state.
+
+Reading them (for play, not for resuming) is :mod:`sparring.players.load`.
 
 A checkpoint is a folder ``checkpoints/step-<N>/`` written under a temporary name
 and renamed into place, then ``checkpoints/latest`` is replaced atomically: a run
@@ -17,7 +19,8 @@ import torch
 from safetensors.torch import load_file, save_file
 
 import sparring
-from sparring.train.policy import Policy
+from sparring.players.load import check_compatible, load_weights, read_meta, resolve
+from sparring.players.policy import Policy
 
 FORMAT = 1
 
@@ -68,59 +71,6 @@ def save_checkpoint(run_dir: str, trainer, keep: int = 3) -> str:
     for old in sorted(d for d in os.listdir(root) if d.startswith("step-"))[:-max(1, keep)]:
         shutil.rmtree(os.path.join(root, old), ignore_errors=True)
     return final
-
-
-def resolve(path: str) -> str:
-    """A checkpoint folder from a checkpoint folder, a run folder, or a run's ``checkpoints`` folder."""
-    for candidate in (path, os.path.join(path, "checkpoints")):
-        latest = os.path.join(candidate, "latest")
-        if os.path.exists(latest):
-            with open(latest) as fh:
-                return os.path.join(candidate, fh.read().strip())
-    if os.path.exists(os.path.join(path, "meta.json")):
-        return path
-    raise ValueError(f"no checkpoint at {path!r}: expected a run folder (runs/<env>-<time>), its checkpoints "
-                     "folder, or a checkpoints/step-N folder with meta.json")
-
-
-def read_meta(path: str) -> dict:
-    """The meta.json of the checkpoint at ``path`` (see :func:`resolve`)."""
-    with open(os.path.join(resolve(path), "meta.json")) as fh:
-        return json.load(fh)
-
-
-def check_compatible(meta: dict, env_name: str, env) -> None:
-    """Raise ValueError naming the mismatch if the checkpoint cannot drive ``env``."""
-    if meta["env"] != env_name:
-        raise ValueError(f"checkpoint was trained on env {meta['env']!r}, not {env_name!r}; "
-                         f"use it with `{meta['env']}` or pick a checkpoint of {env_name!r}")
-    spec = meta["policy"]
-    want = {"obs_size": env.obs_spec.size, "head_sizes": [int(s) for s in env.heads.sizes]}
-    have = {"obs_size": spec["obs_size"], "head_sizes": spec["head_sizes"]}
-    if want != have:
-        raise ValueError(f"checkpoint policy expects {have} but env {env_name!r} with this config has {want}; "
-                         f"train-time env config was {meta['env_config']}")
-
-
-def load_policy(path: str, env_name: str | None = None, env=None, device="cpu") -> tuple[Policy, dict]:
-    """The trained policy and meta of a checkpoint; checked against ``env`` when given."""
-    folder = resolve(path)
-    meta = read_meta(folder)
-    if env is not None:
-        check_compatible(meta, env_name, env)
-    policy = Policy(**meta["policy"]).to(device)
-    policy.heads.to(device)
-    load_weights(policy, os.path.join(folder, "policy.safetensors"))
-    return policy, meta
-
-
-def load_weights(policy: Policy, file: str) -> None:
-    """Load safetensors weights; a shape or key mismatch names the offending tensors."""
-    weights = load_file(file)
-    try:
-        policy.load_state_dict(weights)
-    except RuntimeError as exc:
-        raise ValueError(f"weights in {file} do not fit this policy ({policy.spec}): {exc}") from None
 
 
 def restore_trainer(trainer, path: str) -> dict:

@@ -1,70 +1,46 @@
 """Who plays the seats the learner does not train: the env's own opponent knob, a scripted policy, or a
-pool of past policies sampled by prioritised fictitious self-play (PFSP)."""
+pool of past policies sampled by prioritised fictitious self-play (PFSP, the part only training has)."""
 
 from __future__ import annotations
 
 import copy
-import dataclasses
 
 import numpy as np
 import torch
 
-from sparring.kit.config import make_config
+from sparring.players.opponents import SELF_PLAY, resolve_opponent, split_rows
+from sparring.players.simple import ScriptedPlayer
 
-SELF_PLAY = "self"
 GROUPS = 4  # env groups, each facing one pool member per update: few forwards per step, varied opponents
 
 
-def _env_opponent_choices(env_cls) -> tuple[str, ...]:
-    for f in dataclasses.fields(env_cls.Config):
-        if f.name == "opponent" and "choices" in f.metadata:
-            return f.metadata["choices"]
-    return ()
-
-
-def make_opponent(env_cls, name: str | None, env_config: dict, cfg):
-    """Resolve ``--opponent NAME`` into (env config, factory(env, policy, device) -> (opponent, train rows))."""
-    knob = _env_opponent_choices(env_cls)
-    if name is None or name in knob:
-        if name is not None:
-            env_config["opponent"] = name
-        return env_config, lambda env, policy, device: (None, np.flatnonzero(env.learner_rows))
-    seats = env_cls.learner_seats(make_config(env_cls, env_config))
-    if name in env_cls.scripted or name == SELF_PLAY:
-        if len(seats) < 2:
-            raise ValueError(f"--opponent {name!r} needs an env with two learner seats; {env_cls.name!r} has "
-                             f"{len(seats)} with this config" + (f"; its opponent knob takes {list(knob)}" if knob else ""))
-        cls = ScriptedOpponent if name != SELF_PLAY else PoolOpponent
-        return env_config, lambda env, policy, device: cls.build(env, policy, device, name, cfg)
-    valid = [*knob, *env_cls.scripted, SELF_PLAY]
-    raise ValueError(f"unknown opponent {name!r} for env {env_cls.name!r}; valid: {valid}")
-
-
-def _split_rows(env):
-    """The learner trains seat 0 of its learner seats; the other learner seats are the opponent's."""
-    rows = np.flatnonzero(env.learner_rows)
-    seat = rows % env.num_agents
-    first = seat.min()
-    return rows[seat == first], rows[seat != first]
+def make_opponent(env_cls, name: str | None, env_config: dict, cfg, explicit: dict | None = None):
+    """Resolve ``--opponent NAME`` (see :func:`~sparring.players.opponents.resolve_opponent`) into
+    (env config, factory(env, policy, device) -> (opponent or None, trained rows))."""
+    env_config, other = resolve_opponent(env_cls, name, env_config, explicit)
+    if other is None:
+        return env_config, lambda env, policy, device: (None, split_rows(env, None)[0])
+    cls = PoolOpponent if other == SELF_PLAY else ScriptedOpponent
+    return env_config, lambda env, policy, device: cls.build(env, policy, device, other, cfg)
 
 
 class ScriptedOpponent:
     """A scripted policy of the env plays the non-trained learner seats."""
 
     @classmethod
-    def build(cls, env, policy, device, name, cfg):
+    def build(cls, env, policy, device, spec, cfg):
         """Opponent and trained rows (see :func:`make_opponent`)."""
-        train, opp = _split_rows(env)
-        return cls(env, name, opp), train
+        train, opp = split_rows(env, spec)
+        return cls(env, spec.partition(":")[2], opp), train
 
-    def __init__(self, env, name: str, rows: np.ndarray):
-        self.env, self.name, self.rows = env, name, rows
-        self.buffer = np.zeros((env.rows, len(env.heads.sizes)), np.int32)
+    def __init__(self, env, script: str, rows: np.ndarray):
+        self.env, self.rows = env, rows
+        self.player = ScriptedPlayer(env, script)
+        self.name = script
 
     def fill(self, actions: np.ndarray) -> None:
         """Write the opponent's actions into the env action array."""
-        self.env.scripted_actions(self.name, out=self.buffer)
-        actions[self.rows] = self.buffer[self.rows]
+        actions[self.rows] = self.player.act(self.env, self.rows)
 
     def after_step(self, rewards, env_done) -> None:
         """Scripted opponents learn nothing."""
@@ -92,9 +68,9 @@ class PoolOpponent:
     """
 
     @classmethod
-    def build(cls, env, policy, device, name, cfg):
+    def build(cls, env, policy, device, spec, cfg):
         """Opponent and trained rows (see :func:`make_opponent`)."""
-        train, opp = _split_rows(env)
+        train, opp = split_rows(env, spec)
         return cls(env, policy, opp, cfg.pool_size, cfg.pool_every, cfg.seed, device), train
 
     def __init__(self, env, policy, rows, pool_size: int, pool_every: int, seed: int, device):
