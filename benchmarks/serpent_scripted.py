@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from sparring.envs.serpent.ladder import fights
+from ladders import serpent_fights
 from sparring.evaluate.wilson import wilson_interval
 
 PLAYERS = ("reference", "reactive")
@@ -31,7 +31,7 @@ def main() -> None:
     print(f"{'player':10} {'kills':>6} {'rate':>6} {'95% Wilson':>15} {'deaths':>6} {'timeouts':>8} "
           f"{'kill time':>9}  most deadly phases")
     for player in PLAYERS:
-        r = fights(player, args.episodes, args.seed, **config)
+        r = serpent_fights(player, args.episodes, args.seed, **config)
         low, high = wilson_interval(r["kills"], r["episodes"])
         kill_time = f"{r['kill_time']:.0f}" if r["kill_time"] is not None else "-"
         deadly = ", ".join(f"{p} {n}" for p, n in r["death_phases"].most_common(3)) or "-"

@@ -3,8 +3,10 @@
 import numpy as np
 import pytest
 
-from sparring.envs.serpent import rules as R
-from sparring.envs.serpent.env import METRICS, Serpent
+from sparring.envs.serpent import world as W
+from sparring.envs.serpent.env import Serpent
+from sparring.envs.serpent.legal import shadowed
+from sparring.envs.serpent.world import METRICS
 from sparring.kit.batch import BatchedEnv
 
 
@@ -29,7 +31,7 @@ def place(env, seed=3, **fields):
 
 
 def act(**heads):
-    out = np.zeros((1, R.HEADS), np.int32)
+    out = np.zeros((1, W.HEADS), np.int32)
     for name, value in heads.items():
         out[0, Serpent.actions.names.index(name)] = value
     return out
@@ -45,30 +47,30 @@ def surfacing(env, seed=3, **fields):
 
 
 def test_rotations_share_their_start_and_then_differ():
-    starts = {(tuple(R.ROT_FORM[r, :R.SHARED]), tuple(R.ROT_POS[r, :R.SHARED])) for r in range(R.ROTATIONS)}
+    starts = {(tuple(W.ROT_FORM[r, :W.SHARED]), tuple(W.ROT_POS[r, :W.SHARED])) for r in range(W.ROTATIONS)}
     assert len(starts) == 1
-    shown = {(R.ROT_FORM[r, R.SHARED], R.ROT_POS[r, R.SHARED]) for r in range(R.ROTATIONS)}
-    assert len(shown) == R.ROTATIONS
-    assert Serpent.phases[0] == "A/1" and Serpent.phases[-1] == f"D/{R.PHASES}"
+    shown = {(W.ROT_FORM[r, W.SHARED], W.ROT_POS[r, W.SHARED]) for r in range(W.ROTATIONS)}
+    assert len(shown) == W.ROTATIONS
+    assert Serpent.phases[0] == "A/1" and Serpent.phases[-1] == f"D/{W.PHASES}"
 
 
 def test_ambush_is_blocked_only_by_the_right_prayer(env):
-    surfacing(env, prayer=R.PROTECT_RANGED, pp=10)
+    surfacing(env, prayer=W.PROTECT_RANGED, pp=10)
     env.step(act())
-    assert env.records[0]["surfaced"] == 1 and env.records[0]["form"] == R.RANGED_FORM
+    assert env.records[0]["surfaced"] == 1 and env.records[0]["form"] == W.RANGED_FORM
     assert metric(env, "taken_ranged") == 0
-    surfacing(env, prayer=R.PROTECT_MAGIC, pp=10)
+    surfacing(env, prayer=W.PROTECT_MAGIC, pp=10)
     env.step(act())
-    assert R.AMBUSH_MIN <= metric(env, "taken_ranged") <= R.AMBUSH_MAX
+    assert W.AMBUSH_MIN <= metric(env, "taken_ranged") <= W.AMBUSH_MAX
 
 
 def test_safespot_blocks_ranged_without_prayer(env):
     r, c = 3, 2  # south of the pillar at (2, 2): shadowed from the north position
-    assert R.shadowed.py_func(R.NORTH, r, c) and not R.shadowed.py_func(R.NORTH, 5, 5)
+    assert shadowed.py_func(W.NORTH, r, c) and not shadowed.py_func(W.NORTH, 5, 5)
     surfacing(env, row=r, col=c)
     for _ in range(12):
         env.step(act())
-    assert metric(env, "taken_ranged") == 0 and env.records[0]["hp"] == R.MAX_HP
+    assert metric(env, "taken_ranged") == 0 and env.records[0]["hp"] == W.MAX_HP
 
 
 def test_smash_hits_the_stared_plus_and_misses_two_steps_away(env):
@@ -76,42 +78,42 @@ def test_smash_hits_the_stared_plus_and_misses_two_steps_away(env):
     place(env, stage=1, phase=1, timer=1)
     env.step(act())
     rec = env.records[0]
-    assert rec["form"] == R.MELEE_FORM and rec["stare"] == R.STARE_TICKS
-    env.step(act(move=R.GO_SOUTH))
+    assert rec["form"] == W.MELEE_FORM and rec["stare"] == W.STARE_TICKS
+    env.step(act(move=W.GO_SOUTH))
     env.step(act())
-    assert metric(env, "taken_smash") >= R.SMASH_MIN
+    assert metric(env, "taken_smash") >= W.SMASH_MIN
     place(env, stage=1, phase=1, timer=1)
     env.step(act())
-    env.step(act(move=R.GO_SOUTH))
-    env.step(act(move=R.GO_EAST))
+    env.step(act(move=W.GO_SOUTH))
+    env.step(act(move=W.GO_EAST))
     assert env.records[0]["stare"] == 0 and metric(env, "taken_smash") == 0
 
 
 def test_venom_rises_until_antivenom(env):
-    place(env, venom=R.VENOM_START, venom_t=1, timer=50)
+    place(env, venom=W.VENOM_START, venom_t=1, timer=50)
     env.step(act())
-    assert metric(env, "taken_venom") == R.VENOM_START
-    assert env.records[0]["venom"] == R.VENOM_START + R.VENOM_STEP
-    env.step(act(supply=R.ANTIVENOM))
+    assert metric(env, "taken_venom") == W.VENOM_START
+    assert env.records[0]["venom"] == W.VENOM_START + W.VENOM_STEP
+    env.step(act(supply=W.ANTIVENOM))
     rec = env.records[0]
-    assert rec["venom"] == 0 and rec["antivenom"] == R.ANTIVENOM_DOSES - 1 and rec["venom_immune"] > 0
+    assert rec["venom"] == 0 and rec["antivenom"] == W.ANTIVENOM_DOSES - 1 and rec["venom_immune"] > 0
     assert metric(env, "antivenom_doses") == 1
 
 
 def test_eating_heals_replaces_the_attack_and_is_masked_at_full_hp(env):
-    place(env, hp=R.MAX_HP, timer=50)
-    eat = Serpent.actions.offsets[Serpent.actions.names.index("supply")] + R.EAT
+    place(env, hp=W.MAX_HP, timer=50)
+    eat = Serpent.actions.offsets[Serpent.actions.names.index("supply")] + W.EAT
     assert not env.mask[0, eat]
     place(env, hp=30, timer=50)
-    env.step(act(supply=R.EAT))
+    env.step(act(supply=W.EAT))
     rec = env.records[0]
-    assert rec["hp"] == 30 + R.FOOD_HEAL and rec["food"] == Serpent.Config().food - 1
-    assert rec["atk"] == R.EAT_DELAY - 1 and metric(env, "food_eaten") == 1
+    assert rec["hp"] == 30 + W.FOOD_HEAL and rec["food"] == Serpent.Config().food - 1
+    assert rec["atk"] == W.EAT_DELAY - 1 and metric(env, "food_eaten") == 1
 
 
 def test_prayer_drains_and_switches_off(env):
-    place(env, prayer=R.PROTECT_MAGIC, pp=1, timer=50)
-    for _ in range(R.DRAIN_EVERY):
+    place(env, prayer=W.PROTECT_MAGIC, pp=1, timer=50)
+    for _ in range(W.DRAIN_EVERY):
         env.step(act())
     rec = env.records[0]
     assert rec["pp"] == 0 and rec["prayer"] == 0
@@ -123,9 +125,9 @@ def test_kill_gives_plus_one():
     env = make()
     for seed in range(40):  # a hit can roll 0 or miss
         # rotation A phase 1: ranged form at north, weak to magic; (4, 5) is in range
-        place(env, seed, boss_hp=1, surfaced=1, form=R.RANGED_FORM, pos=R.NORTH, timer=10, row=4, col=5,
-              gear=R.MAGIC_GEAR)
-        env.step(act(attack=R.ATTACK_BOSS))
+        place(env, seed, boss_hp=1, surfaced=1, form=W.RANGED_FORM, pos=W.NORTH, timer=10, row=4, col=5,
+              gear=W.MAGIC_GEAR)
+        env.step(act(attack=W.ATTACK_BOSS))
         if env.terminals[0]:
             break
     assert env.terminals[0] and env.rewards[0] == 1.0
@@ -135,7 +137,7 @@ def test_kill_gives_plus_one():
 @pytest.mark.parametrize("death, expect", [("minus_one", -1.0), ("zero", 0.0), ("progress", -0.75)])
 def test_death_penalty_follows_the_config(death, expect):
     env = make(death=death, boss_hp=400)
-    place(env, hp=1, venom=R.VENOM_START, venom_t=1, timer=50)
+    place(env, hp=1, venom=W.VENOM_START, venom_t=1, timer=50)
     env.records[0]["metrics"][METRICS.index("damage_dealt")] = 100
     env.step(act())
     assert env.terminals[0] and env.rewards[0] == pytest.approx(expect)
@@ -151,12 +153,12 @@ def test_tick_limit_truncates_with_zero():
 
 
 def test_clouds_burn_after_the_dive_only_if_the_player_stays(env):
-    place(env, surfaced=1, form=R.RANGED_FORM, pos=R.NORTH, timer=1, row=3, col=2, boss_atk=3)
+    place(env, surfaced=1, form=W.RANGED_FORM, pos=W.NORTH, timer=1, row=3, col=2, boss_atk=3)
     env.step(act())  # dives: a cloud on the player's tile
     assert env.records[0]["surfaced"] == 0 and metric(env, "taken_clouds") == 0
     env.step(act())
-    assert metric(env, "taken_clouds") == R.CLOUD_DAMAGE
-    place(env, surfaced=1, form=R.RANGED_FORM, pos=R.NORTH, timer=1, row=3, col=2, boss_atk=3)
+    assert metric(env, "taken_clouds") == W.CLOUD_DAMAGE
+    place(env, surfaced=1, form=W.RANGED_FORM, pos=W.NORTH, timer=1, row=3, col=2, boss_atk=3)
     env.step(act())
-    env.step(act(move=R.GO_SOUTH))
-    assert metric(env, "taken_clouds") in (0, R.CLOUD_DAMAGE)  # a random cloud may land on (4, 2)
+    env.step(act(move=W.GO_SOUTH))
+    assert metric(env, "taken_clouds") in (0, W.CLOUD_DAMAGE)  # a random cloud may land on (4, 2)

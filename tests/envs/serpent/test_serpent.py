@@ -3,8 +3,9 @@
 import numpy as np
 
 import sparring
-from sparring.envs.serpent.env import OBS_SIZE, Serpent
-from sparring.envs.serpent.ladder import fights
+from ladders import serpent_fights
+from sparring.envs.serpent.env import Serpent
+from sparring.envs.serpent.observe import OBS_SIZE
 from sparring.kit.check import check
 from sparring.record.viewer import check_shapes
 
@@ -24,8 +25,8 @@ def test_doctor_passes_without_warnings():
 
 
 def test_knowing_the_rotations_pays():
-    reference = fights("reference", episodes=300, seed=5)
-    reactive = fights("reactive", episodes=300, seed=5)
+    reference = serpent_fights("reference", episodes=300, seed=5)
+    reactive = serpent_fights("reactive", episodes=300, seed=5)
     assert reference["kills"] >= 0.9 * 300, reference
     assert reactive["kills"] <= reference["kills"] - 0.3 * 300, reactive
     # the difference is the ambushes the reactive player does not see coming

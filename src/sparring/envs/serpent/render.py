@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from sparring.envs.serpent.rules import (
-    ADD_HP, ADD_SLOTS, ANTIVENOM_DOSES, BLOCKED, BOSS_COL, BOSS_ROW, CLOUD_SLOTS, CLOUD_TICKS, GRID, MAX_HP,
-    PHASES, PRAY_MAX, PRAYER_DOSES, ROT_NAMES, VENOM_MAX,
+from sparring.envs.serpent.world import (
+    ADD_HP, ADD_SLOTS, ANTIVENOM_DOSES, BLOCKED, BOSS_COL, BOSS_ROW, CLOUD_SLOTS, CLOUD_TICKS, GRID, MAX_HP, PHASES,
+    PRAY_MAX, PRAYER_DOSES, ROT_NAMES, VENOM_MAX,
 )
 
 FORMS = ("ranged", "magic", "melee")
