@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from sparring.envs.gauntlet.ladder import runs, wave_table
-from sparring.envs.gauntlet.rules import SOURCES, WAVES
+from ladders import gauntlet_runs, wave_table
+from sparring.envs.gauntlet.world import SOURCES, WAVES
 from sparring.evaluate.wilson import wilson_interval
 
 PLAYERS = ("competent", "steady")
@@ -50,7 +50,7 @@ def main() -> None:
     t0 = time.perf_counter()
     print(f"gauntlet scripted players, {args.episodes} runs each, seed {args.seed}, config {config or 'defaults'}")
     for player in PLAYERS:
-        print("\n".join(report(runs(player, args.episodes, args.seed, **config))))
+        print("\n".join(report(gauntlet_runs(player, args.episodes, args.seed, **config))))
     print(f"({time.perf_counter() - t0:.1f} s)")
 
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from sparring.envs.gauntlet import rules as R
+from sparring.envs.gauntlet import world as W
 from sparring.envs.gauntlet.env import Gauntlet
 from sparring.kit.batch import BatchedEnv
 
@@ -19,7 +19,7 @@ def arena(env, seed=3, **fields):
     """A fresh run's record with no monsters (wave 1 unless given), ``fields`` overwritten; not yet restored."""
     env.reset(seed)
     rec = env.records[0].copy()
-    rec["m_state"][:] = R.EMPTY
+    rec["m_state"][:] = W.EMPTY
     rec["m_vis"][:] = 0
     for name, value in fields.items():
         rec[name] = value
@@ -28,8 +28,8 @@ def arena(env, seed=3, **fields):
 
 def monster(rec, k, kind, r, c, **fields):
     """A ``kind`` monster in slot ``k`` on (r, c): alive, full hp, in sight, unless ``fields`` say otherwise."""
-    rec["m_type"][k], rec["m_state"][k], rec["m_hp"][k] = kind, R.ALIVE, R.HP[kind]
-    rec["m_r"][k], rec["m_c"][k], rec["m_atk"][k], rec["m_vis"][k] = r, c, R.SPEED[kind], 1
+    rec["m_type"][k], rec["m_state"][k], rec["m_hp"][k] = kind, W.ALIVE, W.HP[kind]
+    rec["m_r"][k], rec["m_c"][k], rec["m_atk"][k], rec["m_vis"][k] = r, c, W.SPEED[kind], 1
     rec["m_flag"][k], rec["m_tele"][k], rec["m_style"][k], rec["m_link"][k], rec["m_idle"][k] = 0, 0, 0, -1, 0
     for name, value in fields.items():
         rec[name][k] = value
@@ -37,7 +37,7 @@ def monster(rec, k, kind, r, c, **fields):
 
 def act(**heads):
     """One action row; unnamed heads do nothing."""
-    out = np.zeros((1, R.HEADS), np.int32)
+    out = np.zeros((1, W.HEADS), np.int32)
     for name, value in heads.items():
         out[0, HEAD[name]] = value
     return out

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from sparring.envs.gauntlet import rules as R
+from sparring.envs.gauntlet import world as W
 from sparring.envs.gauntlet.env import Gauntlet
 from sparring.envs.gauntlet.states import scripted_states, worn_states
 from sparring.explore.cells import cell_fields, decode, keys_of
@@ -20,26 +20,26 @@ def test_cell_keys_pack_the_declared_fields_wave_first():
 
 
 def test_cell_stage_field_follows_the_final_boss():
-    rec = worn_states(R.FINAL_WAVE, 1)
-    assert Gauntlet.cell(rec[0], None)[:2] == (R.FINAL_WAVE, 0)
+    rec = worn_states(W.FINAL_WAVE, 1)
+    assert Gauntlet.cell(rec[0], None)[:2] == (W.FINAL_WAVE, 0)
     rec["phase"] = Gauntlet.phases.index("final/healers")
-    assert Gauntlet.cell(rec[0], None)[1] == R.HEALING
+    assert Gauntlet.cell(rec[0], None)[1] == W.HEALING
 
 
 def test_worn_states_start_at_the_wave_with_spent_supplies():
     recs = worn_states(25, 64)
     assert (recs["wave"] == 25).all() and (recs["phase"] == 24).all()
-    assert recs["heals"].mean() < R.HEALS and recs["hp"].min() >= 1
-    assert (recs["m_state"] == R.ALIVE).sum(axis=1).min() >= 1
+    assert recs["heals"].mean() < W.HEALS and recs["hp"].min() >= 1
+    assert (recs["m_state"] == W.ALIVE).sum(axis=1).min() >= 1
 
 
 def test_scripted_states_reload_through_the_reset_pool():
     states = scripted_states(3, 6, num_envs=8)
-    assert len(states) == 6 and (states["wave"] == 3).all() and (states["gap"] == R.WAVE_GAP).all()
+    assert len(states) == 6 and (states["wave"] == 3).all() and (states["gap"] == W.WAVE_GAP).all()
     env = BatchedEnv(Gauntlet, num_envs=4, seed=0, max_ticks=2)
     env.set_reset_pool(states, 1.0)
     for _ in range(2):
-        env.step(np.zeros((4, R.HEADS), np.int32))
+        env.step(np.zeros((4, W.HEADS), np.int32))
     assert (env.records["wave"] == 3).all() and env.done.all()
 
 

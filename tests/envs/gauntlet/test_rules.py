@@ -2,7 +2,7 @@
 
 import pytest
 
-from sparring.envs.gauntlet import rules as R
+from sparring.envs.gauntlet import world as W
 from sparring.envs.gauntlet.env import Gauntlet
 from tests.envs.gauntlet.helpers import act, arena, make, metric, monster
 
@@ -14,8 +14,8 @@ def env():
 
 def test_pillar_blocks_sight_attacks_and_targeting(env):
     rec = arena(env, row=24, col=13)
-    monster(rec, 1, R.RANGER, 16, 13, m_atk=1)  # pillar 2 (rows 19-21, cols 12-14) is in between
-    monster(rec, 2, R.RANGER, 24, 3, m_atk=9)  # same row, nothing in between
+    monster(rec, 1, W.RANGER, 16, 13, m_atk=1)  # pillar 2 (rows 19-21, cols 12-14) is in between
+    monster(rec, 2, W.RANGER, 24, 3, m_atk=9)  # same row, nothing in between
     env.restore(0, rec)
     env.step(act())
     target = Gauntlet.actions.offsets[Gauntlet.actions.names.index("target")]
@@ -27,15 +27,15 @@ def test_pillar_blocks_sight_attacks_and_targeting(env):
 def test_protection_prayer_blocks_its_style_only():
     env = make()
     for seed in range(40):
-        rec = arena(env, seed, prayer=R.PROTECT_RANGED, pp=50)
-        monster(rec, 1, R.RANGER, 24, 4, m_atk=1)
+        rec = arena(env, seed, prayer=W.PROTECT_RANGED, pp=50)
+        monster(rec, 1, W.RANGER, 24, 4, m_atk=1)
         env.restore(0, rec)
         env.step(act())
         assert metric(env, "taken_ranged") == 0
     hurt = 0
     for seed in range(40):
-        rec = arena(env, seed, prayer=R.PROTECT_MAGIC, pp=50)
-        monster(rec, 1, R.RANGER, 24, 4, m_atk=1)
+        rec = arena(env, seed, prayer=W.PROTECT_MAGIC, pp=50)
+        monster(rec, 1, W.RANGER, 24, 4, m_atk=1)
         env.restore(0, rec)
         env.step(act())
         hurt += metric(env, "taken_ranged") > 0
@@ -45,112 +45,112 @@ def test_protection_prayer_blocks_its_style_only():
 def test_blob_reads_the_prayer_a_tick_ahead_so_a_flick_blocks_it(env):
     for seed in range(20):
         rec = arena(env, seed)
-        monster(rec, 1, R.BLOB, 24, 8, m_atk=2)
+        monster(rec, 1, W.BLOB, 24, 8, m_atk=2)
         env.restore(0, rec)
-        env.step(act(prayer=R.PROTECT_RANGED))
-        assert env.records[0]["m_tele"][1] == R.MAGIC + 1 and env.records[0]["m_atk"][1] == 1
-        env.step(act(prayer=R.PROTECT_MAGIC))
+        env.step(act(prayer=W.PROTECT_RANGED))
+        assert env.records[0]["m_tele"][1] == W.MAGIC + 1 and env.records[0]["m_atk"][1] == 1
+        env.step(act(prayer=W.PROTECT_MAGIC))
         assert env.records[0]["m_tele"][1] == 0 and metric(env, "taken_magic") == 0
 
 
 def test_blob_splits_into_three_styles(env):
     for seed in range(40):
         rec = arena(env, seed, target=1, gear=0)
-        monster(rec, 1, R.BLOB, 24, 10, m_hp=1, m_atk=9)
+        monster(rec, 1, W.BLOB, 24, 10, m_hp=1, m_atk=9)
         env.restore(0, rec)
         env.step(act())
-        if env.records[0]["m_state"][1] != R.ALIVE:
+        if env.records[0]["m_state"][1] != W.ALIVE:
             break
     s = env.records[0]
-    splits = [k for k in range(R.SLOTS) if s["m_state"][k] == R.ALIVE and s["m_type"][k] == R.SPLIT]
-    assert len(splits) == 3 and sorted(int(s["m_style"][k]) for k in splits) == [R.MELEE, R.RANGED, R.MAGIC]
+    splits = [k for k in range(W.SLOTS) if s["m_state"][k] == W.ALIVE and s["m_type"][k] == W.SPLIT]
+    assert len(splits) == 3 and sorted(int(s["m_style"][k]) for k in splits) == [W.MELEE, W.RANGED, W.MAGIC]
 
 
 def test_meleer_burrows_and_resurfaces_beside_a_player_out_of_reach(env):
     rec = arena(env)
-    monster(rec, 1, R.MELEER, 2, 14, m_idle=R.BURROW_AFTER - 1)
+    monster(rec, 1, W.MELEER, 2, 14, m_idle=W.BURROW_AFTER - 1)
     env.restore(0, rec)
     env.step(act())
-    assert env.records[0]["m_state"][1] == R.BURROWED
-    for _ in range(R.BURROW_TICKS):
+    assert env.records[0]["m_state"][1] == W.BURROWED
+    for _ in range(W.BURROW_TICKS):
         env.step(act())
     s = env.records[0]
-    assert s["m_state"][1] == R.ALIVE and max(abs(s["m_r"][1] - s["row"]), abs(s["m_c"][1] - s["col"])) == 1
+    assert s["m_state"][1] == W.ALIVE and max(abs(s["m_r"][1] - s["row"]), abs(s["m_c"][1] - s["col"])) == 1
 
 
 def test_mage_raises_a_body_at_half_hp_once(env):
     for seed in range(60):
         rec = arena(env, seed)
-        monster(rec, 1, R.MAGE, 24, 4, m_atk=1)
-        monster(rec, 2, R.BAT, 3, 3, m_state=R.DEAD, m_hp=0)
+        monster(rec, 1, W.MAGE, 24, 4, m_atk=1)
+        monster(rec, 2, W.BAT, 3, 3, m_state=W.DEAD, m_hp=0)
         env.restore(0, rec)
         env.step(act())
-        if env.records[0]["m_state"][2] == R.ALIVE:
+        if env.records[0]["m_state"][2] == W.ALIVE:
             break
     s = env.records[0]
-    assert s["m_state"][2] == R.ALIVE and s["m_hp"][2] == R.HP[R.BAT] // 2 and s["m_flag"][2] & R.RAISED
+    assert s["m_state"][2] == W.ALIVE and s["m_hp"][2] == W.HP[W.BAT] // 2 and s["m_flag"][2] & W.RAISED
 
 
 def test_healers_heal_their_boss_until_tagged(env):
     rec = arena(env, row=13, col=14, gear=0)
-    monster(rec, 1, R.BOSS, 3, 14, m_hp=100, m_atk=30, m_flag=R.SUMMONED)
-    monster(rec, 2, R.HEALER, 4, 14, m_atk=1, m_link=1)
+    monster(rec, 1, W.BOSS, 3, 14, m_hp=100, m_atk=30, m_flag=W.SUMMONED)
+    monster(rec, 2, W.HEALER, 4, 14, m_atk=1, m_link=1)
     env.restore(0, rec)
     env.step(act())
-    assert env.records[0]["m_hp"][1] == 100 + R.HEAL
+    assert env.records[0]["m_hp"][1] == 100 + W.HEAL
     env.step(act(target=3))
     s = env.records[0]
-    assert s["m_flag"][2] & R.TAGGED and metric(env, "healers_tagged") == 1
-    for _ in range(2 * R.HEAL_EVERY):
+    assert s["m_flag"][2] & W.TAGGED and metric(env, "healers_tagged") == 1
+    for _ in range(2 * W.HEAL_EVERY):
         env.step(act())
-    assert env.records[0]["m_hp"][1] == 100 + R.HEAL
+    assert env.records[0]["m_hp"][1] == 100 + W.HEAL
 
 
 def test_boss_calls_healers_at_half_hp(env):
     rec = arena(env)
-    monster(rec, 1, R.BOSS, 3, 14, m_hp=R.HP[R.BOSS] // 2, m_atk=30)
+    monster(rec, 1, W.BOSS, 3, 14, m_hp=W.HP[W.BOSS] // 2, m_atk=30)
     env.restore(0, rec)
     env.step(act())
     s = env.records[0]
-    healers = [k for k in range(R.SLOTS) if s["m_state"][k] == R.ALIVE and s["m_type"][k] == R.HEALER]
-    assert len(healers) == R.BOSS_HEALERS and all(s["m_link"][k] == 1 for k in healers)
+    healers = [k for k in range(W.SLOTS) if s["m_state"][k] == W.ALIVE and s["m_type"][k] == W.HEALER]
+    assert len(healers) == W.BOSS_HEALERS and all(s["m_link"][k] == 1 for k in healers)
 
 
 def test_telegraphed_boss_attack_is_forecast_and_blocked_by_the_shown_prayer(env):
     rec = arena(env, col=20)
-    monster(rec, 1, R.BOSS, 14, 20, m_atk=R.TELEGRAPH + 1)
+    monster(rec, 1, W.BOSS, 14, 20, m_atk=W.TELEGRAPH + 1)
     env.restore(0, rec)
     env.step(act())
     style = int(env.records[0]["m_tele"][1]) - 1
-    assert style in (R.RANGED, R.MAGIC)
-    assert env.obs[0, 30 + 4 * (R.TELEGRAPH - 1) + style] == pytest.approx(R.MAX_HIT[R.BOSS] / R.MAX_HP)
-    for _ in range(R.TELEGRAPH):
+    assert style in (W.RANGED, W.MAGIC)
+    assert env.obs[0, 30 + 4 * (W.TELEGRAPH - 1) + style] == pytest.approx(W.MAX_HIT[W.BOSS] / W.MAX_HP)
+    for _ in range(W.TELEGRAPH):
         env.step(act(prayer=style + 1))
     assert env.records[0]["m_tele"][1] == 0 and metric(env, "taken_boss") == 0
 
 
 def _falling_pillar(env, hp):
     rec = arena(env, row=22, col=13, hp=hp)
-    rec["pil_hp"][2] = R.NIBBLE
-    monster(rec, 1, R.NIBBLER, 18, 13, m_atk=1)
+    rec["pil_hp"][2] = W.NIBBLE
+    monster(rec, 1, W.NIBBLER, 18, 13, m_atk=1)
     env.restore(0, rec)
 
 
 def test_a_falling_pillar_hurts_who_stands_next_to_it(env):
-    _falling_pillar(env, R.MAX_HP)
+    _falling_pillar(env, W.MAX_HP)
     env.step(act())
     s = env.records[0]
     assert s["pil_hp"][2] == 0 and metric(env, "pillars_lost") == 1
-    assert metric(env, "taken_pillar") == R.FALL_DAMAGE and s["m_state"][1] != R.ALIVE
+    assert metric(env, "taken_pillar") == W.FALL_DAMAGE and s["m_state"][1] != W.ALIVE
 
 
-@pytest.mark.parametrize("death, expect", [("progress", -(1 - 10 / R.WAVES)), ("flat", -1.0), ("zero", 0.0)])
+@pytest.mark.parametrize("death, expect", [("progress", -(1 - 10 / W.WAVES)), ("flat", -1.0), ("zero", 0.0)])
 def test_death_penalty_follows_the_config(death, expect):
     env = make(death=death)
     rec = arena(env, row=22, col=13, hp=1, wave=11)
-    rec["pil_hp"][2] = R.NIBBLE
-    monster(rec, 1, R.NIBBLER, 18, 13, m_atk=1)
-    monster(rec, 2, R.RANGER, 2, 2, m_atk=30)  # the wave goes on
+    rec["pil_hp"][2] = W.NIBBLE
+    monster(rec, 1, W.NIBBLER, 18, 13, m_atk=1)
+    monster(rec, 2, W.RANGER, 2, 2, m_atk=30)  # the wave goes on
     env.restore(0, rec)
     env.step(act())
     assert env.terminals[0] and env.rewards[0] == pytest.approx(expect)
@@ -160,15 +160,15 @@ def test_death_penalty_follows_the_config(death, expect):
 def test_hp_shaping_charges_a_hit_and_pays_a_heal():
     env = make(reward_hp=0.5)
     rec = arena(env, row=22, col=13)
-    rec["pil_hp"][2] = R.NIBBLE
-    monster(rec, 1, R.NIBBLER, 18, 13, m_atk=1)
-    monster(rec, 2, R.RANGER, 2, 2, m_atk=30)  # the wave goes on
+    rec["pil_hp"][2] = W.NIBBLE
+    monster(rec, 1, W.NIBBLER, 18, 13, m_atk=1)
+    monster(rec, 2, W.RANGER, 2, 2, m_atk=30)  # the wave goes on
     env.restore(0, rec)
     env.step(act())
-    hit = 0.5 * R.FALL_DAMAGE / R.MAX_HP
+    hit = 0.5 * W.FALL_DAMAGE / W.MAX_HP
     assert env.rewards[0] == pytest.approx(-hit) and metric(env, "shaping_hp") == pytest.approx(-hit)
-    env.step(act(supply=R.DRINK_HEAL))
-    heal = 0.5 * min(R.HEAL_HP, R.FALL_DAMAGE) / R.MAX_HP
+    env.step(act(supply=W.DRINK_HEAL))
+    heal = 0.5 * min(W.HEAL_HP, W.FALL_DAMAGE) / W.MAX_HP
     assert env.rewards[0] == pytest.approx(heal) and metric(env, "shaping_hp") == pytest.approx(heal - hit, abs=1e-6)
 
 
@@ -177,27 +177,27 @@ def test_cleared_wave_pays_the_knob_and_the_next_spawns_after_the_gap():
     env.restore(0, arena(env, wave=3))
     env.step(act())
     assert env.records[0]["wave"] == 4 and env.rewards[0] == pytest.approx(0.25)
-    for _ in range(R.WAVE_GAP):
+    for _ in range(W.WAVE_GAP):
         env.step(act())
-    alive = int((env.records[0]["m_state"] == R.ALIVE).sum())
-    assert alive == int((R.WAVE_TABLE[4] >= 0).sum()) + R.NIBBLERS
+    alive = int((env.records[0]["m_state"] == W.ALIVE).sum())
+    assert alive == int((W.WAVE_TABLE[4] >= 0).sum()) + W.NIBBLERS
     assert Gauntlet.phases[env.records[0]["phase"]] == "wave 4" and metric(env, "wave") == 4
 
 
 def _final(env, seed=3, **fields):
-    rec = arena(env, seed, wave=R.FINAL_WAVE, shield_c=14, shield_dir=1, spawn_t=500, **fields)
-    monster(rec, 0, R.ZUK, R.ZUK_R, R.ZUK_C, m_atk=1)
+    rec = arena(env, seed, wave=W.FINAL_WAVE, shield_c=14, shield_dir=1, spawn_t=500, **fields)
+    monster(rec, 0, W.ZUK, W.ZUK_R, W.ZUK_C, m_atk=1)
     return rec
 
 
 def test_final_boss_big_hit_spares_only_the_covered(env):
     env.restore(0, _final(env))
     env.step(act())
-    assert metric(env, "taken_final_boss") == 0 and env.records[0]["hp"] == R.MAX_HP
+    assert metric(env, "taken_final_boss") == 0 and env.records[0]["hp"] == W.MAX_HP
     env.restore(0, _final(env, col=2))
     env.step(act())
     assert env.terminals[0] and metric(env, "killed_by_final_boss") == 1
-    assert env.rewards[0] == pytest.approx(-(1 - (R.FINAL_WAVE - 1) / R.WAVES))
+    assert env.rewards[0] == pytest.approx(-(1 - (W.FINAL_WAVE - 1) / W.WAVES))
 
 
 def test_final_boss_stages_summon_healers_and_enrage(env):
@@ -208,15 +208,15 @@ def test_final_boss_stages_summon_healers_and_enrage(env):
         env.step(act())
         return Gauntlet.phases[env.records[0]["phase"]]
 
-    top = R.HP[R.ZUK]
+    top = W.HP[W.ZUK]
     assert stage_after(top) == "final/before-summon"
-    assert stage_after(int(top * R.SUMMON_AT)) == "final/summon"
-    assert (env.records[0]["m_type"][env.records[0]["m_state"] == R.ALIVE] == R.BOSS).sum() == 1
-    assert stage_after(int(top * R.HEALERS_AT), zuk_flags=R.BOSS_CALLED) == "final/healers"
-    assert (env.records[0]["m_type"][env.records[0]["m_state"] == R.ALIVE] == R.HEALER).sum() == R.ZUK_HEALERS
-    assert stage_after(int(top * R.HEALERS_AT), zuk_flags=R.BOSS_CALLED | R.HEALERS_CALLED) == "final/post-healers"
-    assert stage_after(int(top * R.ENRAGE_AT), atk=1, zuk_flags=R.BOSS_CALLED | R.HEALERS_CALLED) == "final/enrage"
-    assert env.records[0]["m_atk"][0] == R.ZUK_ENRAGED and env.records[0]["hp"] == R.MAX_HP  # struck, shielded
+    assert stage_after(int(top * W.SUMMON_AT)) == "final/summon"
+    assert (env.records[0]["m_type"][env.records[0]["m_state"] == W.ALIVE] == W.BOSS).sum() == 1
+    assert stage_after(int(top * W.HEALERS_AT), zuk_flags=W.BOSS_CALLED) == "final/healers"
+    assert (env.records[0]["m_type"][env.records[0]["m_state"] == W.ALIVE] == W.HEALER).sum() == W.ZUK_HEALERS
+    assert stage_after(int(top * W.HEALERS_AT), zuk_flags=W.BOSS_CALLED | W.HEALERS_CALLED) == "final/post-healers"
+    assert stage_after(int(top * W.ENRAGE_AT), atk=1, zuk_flags=W.BOSS_CALLED | W.HEALERS_CALLED) == "final/enrage"
+    assert env.records[0]["m_atk"][0] == W.ZUK_ENRAGED and env.records[0]["hp"] == W.MAX_HP  # struck, shielded
 
 
 def test_killing_the_final_boss_clears_the_run(env):
@@ -235,7 +235,7 @@ def test_tick_limit_ends_the_run_like_a_death_so_stalling_does_not_pay():
     env.restore(0, arena(env, wave=2, gap=50))
     for _ in range(3):
         env.step(act())
-    assert env.terminals[0] and env.rewards[0] == pytest.approx(-(1 - 1 / R.WAVES))
+    assert env.terminals[0] and env.rewards[0] == pytest.approx(-(1 - 1 / W.WAVES))
     assert metric(env, "timed_out") == 1
 
 

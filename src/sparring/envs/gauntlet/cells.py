@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sparring.envs.gauntlet.rules import FINAL_WAVE, HEALS, MAX_HP, RESTORES
+from sparring.envs.gauntlet.world import FINAL_WAVE, HEALS, MAX_HP, RESTORES
 
 CELL_FIELDS = ("wave", "stage", "hp", "pillars", "supplies")
 

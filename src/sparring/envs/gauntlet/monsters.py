@@ -1,20 +1,20 @@
 """What the monsters of `gauntlet` do in a tick: spawn, walk, attack, heal, raise, burrow, split; the final boss.
 
 One function per concern, each compiled once (:func:`~sparring.kit.helper`);
-the numbers and types are in :mod:`sparring.envs.gauntlet.rules`.
+the numbers and types are in :mod:`sparring.envs.gauntlet.world`.
 """
 
 import numpy as np
 
-from sparring.envs.gauntlet.rules import (
-    ALIVE, BAT, BLOB, BOSS, BOSSES_IN_BOSS_WAVE, BOSS_C, BOSS_CALLED, BOSS_HEALERS, BOSS_R, BOSS_WAVE, BURROWED,
-    BURROW_AFTER, BURROW_TICKS, COLS, DC, DEAD, DR, EMPTY, ENRAGE_AT, FALL_DAMAGE, FALL_MONSTER_DAMAGE,
-    FINAL_SPAWN_EVERY, FINAL_WAVE, FORECAST, HEAL, HEALER, HEALERS_AT, HEALERS_CALLED, HEALERS_KILLED, HEAL_EVERY,
-    HEAL_RANGE, HP, KILLED_BY, LOWEST_HP, MAGE, MAGIC, MAX_HIT, MAX_HP, MELEE, MELEER, MONSTER_ACC, MOVES, NIBBLE,
-    NIBBLER, NIBBLERS, PILLAR, PILLARS, PILLARS_LOST, PILLAR_C, PILLAR_R, RAISED, RAISE_CHANCE, RANGE, RANGED,
-    RANGER, ROWS, SHIELD_EVERY, SHIELD_MAX, SHIELD_MIN, SLOTS, SPEED, SPLIT, SRC_BOSS, SRC_MAGIC, SRC_MELEE,
-    SRC_PILLAR, SRC_RANGED, SRC_ZUK, STYLE, SUMMONED, SUMMON_AT, TAGGED, TAKEN, TELEGRAPH, WAVE_TABLE, ZUK, ZUK_C,
-    ZUK_ENRAGED, ZUK_HEALERS, ZUK_HIT, ZUK_R, ZUK_SPEED, cheb, clear_line, covered, open_tile,
+from sparring.envs.gauntlet.legal import cheb, clear_line, covered, open_tile
+from sparring.envs.gauntlet.world import (
+    ALIVE, BAT, BLOB, BOSS, BOSS_C, BOSS_CALLED, BOSS_HEALERS, BOSS_R, BOSS_WAVE, BOSSES_IN_BOSS_WAVE, BURROW_AFTER,
+    BURROW_TICKS, BURROWED, COLS, DC, DEAD, DR, EMPTY, ENRAGE_AT, FALL_DAMAGE, FALL_MONSTER_DAMAGE, FINAL_SPAWN_EVERY,
+    FINAL_WAVE, HEAL, HEAL_EVERY, HEAL_RANGE, HEALER, HEALERS_AT, HEALERS_CALLED, HEALERS_KILLED, HP, KILLED_BY,
+    LOWEST_HP, MAGE, MAGIC, MAX_HIT, MELEE, MELEER, MONSTER_ACC, MOVES, NIBBLE, NIBBLER, NIBBLERS, PILLAR, PILLAR_C,
+    PILLAR_R, PILLARS, PILLARS_LOST, RAISE_CHANCE, RAISED, RANGE, RANGED, RANGER, ROWS, SHIELD_EVERY, SHIELD_MAX,
+    SHIELD_MIN, SLOTS, SPEED, SPLIT, SRC_BOSS, SRC_MAGIC, SRC_MELEE, SRC_PILLAR, SRC_RANGED, SRC_ZUK, STYLE, SUMMON_AT,
+    SUMMONED, TAGGED, TAKEN, TELEGRAPH, WAVE_TABLE, ZUK, ZUK_C, ZUK_ENRAGED, ZUK_HEALERS, ZUK_HIT, ZUK_R, ZUK_SPEED,
 )
 from sparring.kit import helper, rand_float, rand_int
 
@@ -318,51 +318,3 @@ def monsters_turn(s):
             monster_turn(s, k)
     if s.wave == FINAL_WAVE and s.m_state[0] == ALIVE:
         final_boss_turn(s)
-
-
-@helper
-def update_visibility(s):
-    """Per slot: alive and in the player's line of sight (the final boss always is)."""
-    for k in range(SLOTS):
-        vis = 0
-        if s.m_state[k] == ALIVE:
-            vis = 1 if k == 0 or clear_line(s, np.int64(s.m_r[k]), np.int64(s.m_c[k]), np.int64(s.row),
-                                            np.int64(s.col)) else 0
-        s.m_vis[k] = vis
-
-
-@helper
-def fill_forecast(s, out, off):
-    """``out[off + 4 * t + style]``: max hits (over MAX_HP) landing ``t + 1`` ticks from now, per style.
-
-    Styles: melee, ranged, magic, and 3 for a blob's or boss's attack whose style is not chosen yet.
-    """
-    for j in range(4 * FORECAST):
-        out[off + j] = 0.0
-    for k in range(1, SLOTS):
-        if s.m_state[k] != ALIVE:
-            continue
-        kind = s.m_type[k]
-        if kind == HEALER and not s.m_flag[k] & TAGGED:
-            continue
-        if kind == NIBBLER and s.pil_hp[0] + s.pil_hp[1] + s.pil_hp[2] > 0:
-            continue
-        t = max(np.int64(s.m_atk[k]), 1) - 1
-        if t >= FORECAST:
-            continue
-        if s.m_tele[k] > 0:
-            out[off + 4 * t + s.m_tele[k] - 1] += MAX_HIT[kind] / MAX_HP
-        elif can_hit(s, k):
-            if kind == BOSS:
-                t = max(np.int64(s.m_atk[k]) - 1, np.int64(TELEGRAPH))
-                if t < FORECAST:
-                    out[off + 4 * t + 3] += MAX_HIT[kind] / MAX_HP
-            elif kind == BLOB:
-                t = max(t, np.int64(1))
-                if t < FORECAST:
-                    out[off + 4 * t + 3] += MAX_HIT[kind] / MAX_HP
-            else:
-                style = s.m_style[k] if kind == SPLIT else STYLE[kind] if STYLE[kind] >= 0 else MELEE
-                out[off + 4 * t + style] += MAX_HIT[kind] / MAX_HP
-    for j in range(4 * FORECAST):
-        out[off + j] = min(out[off + j], 1.0)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sparring.envs.gauntlet.rules import (
+from sparring.envs.gauntlet.world import (
     ALIVE, BURROWED, COLS, DEAD, FINAL_WAVE, HEALS, HP, MAX_HP, PILLAR, PILLAR_C, PILLAR_HP, PILLAR_R, PILLARS,
     PRAY_MAX, RESTORES, ROWS, SHIELD_HALF, SHIELD_ROW, SLOTS, STAGE_NAMES, TYPE_LETTERS, TYPE_NAMES, WAVES, ZUK,
 )

@@ -1,194 +1,42 @@
-"""The numbers of `gauntlet` and the small compiled helpers shared by its rules, observation and scripts.
+"""The tick of `gauntlet`: a fresh run, and one tick of the player's actions, the monsters and the waves.
 
-The arena is ``ROWS`` x ``COLS`` tiles with three square pillars (``PILLAR``
-tiles a side) that block movement, line of sight and projectiles while they
-stand. Monsters live in ``SLOTS`` fixed slots (slot 0 is kept for the final
-boss); a slot is empty, alive, dead (a body a mage can raise) or burrowed.
+Within a tick the rules resolve in this order:
 
-Monster types (``TYPE_NAMES``): each has hp, attack range, ticks between
-attacks, max hit, style, tiles moved per tick and the player style it is weak
-to (``HP``, ``RANGE``, ``SPEED``, ``MAX_HIT``, ``STYLE``, ``MOVES``, ``WEAK``):
+1. Actions the mask forbids become their head's no-op. Prayer, gear, target and
+   supplies change: a heal dose restores ``HEAL_HP`` and delays the weapon to at
+   least ``HEAL_DELAY`` ticks; a restore dose gives ``RESTORE_PP`` prayer points.
+   A target must be an alive monster in line of sight.
+2. The player attacks the target if the weapon is ready and the worn gear
+   reaches it; attacking a healer tags it. A kill of the final boss ends the
+   run (+1).
+3. The player moves one tile (8 directions) onto an open tile without a monster.
+4. Monsters act in slot order, then the final boss (see :mod:`sparring.envs.gauntlet.world`
+   and :mod:`sparring.envs.gauntlet.monsters`). Protection
+   prayers block all damage of their style, except the final boss's big hit,
+   which only the shield stops.
+5. Prayer drains one point every ``DRAIN_EVERY`` ticks prayed; the weapon cools.
+6. A wave whose monsters are all dead is cleared (``reward_wave``, 0 by default);
+   the next one spawns ``WAVE_GAP`` ticks later.
+7. A player at 0 hp dies (the ``death`` penalty). Reaching the tick limit ends
+   the run the same way (metric ``timed_out``): a limit that paid more than a
+   death would teach stalling behind a pillar, where a stuck monster never
+   reaches the player.
 
-- nibbler: walks to the nearest standing pillar and eats it; bites the player
-  only when no pillar stands.
-- bat: a fast, short-range ranger.
-- blob: one tick before it attacks it reads the player's prayer and then attacks
-  with a style the player is not praying (ranged or magic), so the prayer must
-  be flicked; on death it splits into three small blobs (melee, ranged, magic).
-- meleer: melee; a player out of its reach for ``BURROW_AFTER`` ticks makes it
-  burrow (untargetable for ``BURROW_TICKS``) and resurface beside the player.
-- ranger, mage: long range; a mage's due attack raises a dead monster at half hp
-  instead, with chance ``RAISE_CHANCE`` (each body once).
-- boss: telegraphs each attack ``TELEGRAPH`` ticks ahead (ranged or magic, shown
-  in its slot); at half hp it summons ``BOSS_HEALERS`` healers.
-- healer: stands by the monster it is linked to and heals it ``HEAL`` every
-  ``HEAL_EVERY`` ticks until the player attacks it (tags it); a tagged healer
-  walks to the player and hits it weakly.
-- final boss (slot 0, behind the arena's north wall, always in reach): every
-  ``ZUK_SPEED`` ticks (``ZUK_ENRAGED`` when enraged) a big hit of ``ZUK_HIT`` strikes
-  everything not covered by the shield; monster sets spawn every
-  ``FINAL_SPAWN_EVERY`` ticks; a boss is summoned at ``SUMMON_AT`` of its hp, healers at
-  ``HEALERS_AT``, and it enrages at ``ENRAGE_AT``.
-
-The shield is a bar of ``2 * SHIELD_HALF + 1`` tiles on row ``SHIELD_ROW`` that
-moves one column every ``SHIELD_EVERY`` ticks, bouncing between ``SHIELD_MIN`` and
-``SHIELD_MAX``; a tile south of that row within ``SHIELD_HALF`` columns of the shield's
-centre is covered.
-
-Monsters never share the player's tile but may share one another's (a
-simplification). They walk greedily (diagonal, then straight), so a pillar can
-hold one back: safespotting is part of the game.
+The numbers are in :mod:`sparring.envs.gauntlet.world`.
 """
 
 import numpy as np
 
-from sparring.kit import helper, kernel
-
-ROWS, COLS = 30, 29
-PILLARS, PILLAR = 3, 3
-PILLAR_R = np.array([7, 11, 19], np.int64)  # top-left tiles
-PILLAR_C = np.array([4, 21, 12], np.int64)
-PILLAR_HP, FALL_DAMAGE, FALL_MONSTER_DAMAGE = 255, 25, 60
-START_R, START_C = 24, 14
-
-# monster types
-NIBBLER, BAT, BLOB, SPLIT, MELEER, RANGER, MAGE, BOSS, HEALER, ZUK = range(10)
-TYPES = 10
-TYPE_NAMES = ("nibbler", "bat", "blob", "small blob", "meleer", "ranger", "mage", "boss", "healer", "final boss")
-TYPE_LETTERS = "nbosMRGJhZ"
-# styles (of attacks and of prayers): prayer p protects from style p - 1
-MELEE, RANGED, MAGIC = range(3)
-HP = np.array([10, 25, 40, 10, 75, 60, 90, 220, 30, 700], np.int64)
-RANGE = np.array([1, 4, 8, 6, 1, 15, 15, 15, 1, 99], np.int64)
-SPEED = np.array([5, 4, 6, 4, 4, 6, 6, 8, 4, 10], np.int64)
-MAX_HIT = np.array([6, 10, 28, 6, 30, 24, 30, 70, 4, 150], np.int64)
-STYLE = np.array([MELEE, RANGED, -1, -1, MELEE, RANGED, MAGIC, -1, MELEE, -1], np.int64)
-MOVES = np.array([1, 2, 1, 1, 1, 1, 1, 1, 1, 0], np.int64)
-# the gear (0 ranged, 1 magic) each type is weak to: the player's style minus one
-WEAK = np.array([RANGED, MAGIC, RANGED, RANGED, MAGIC, MAGIC, RANGED, RANGED, RANGED, RANGED], np.int64) - 1
-NIBBLE = 4  # pillar damage per nibbler bite
-MONSTER_ACC = 0.4
-BURROW_AFTER, BURROW_TICKS = 8, 3
-RAISE_CHANCE = 0.35
-TELEGRAPH = 3
-BOSS_HEALERS, HEAL, HEAL_EVERY, HEAL_RANGE = 2, 8, 3, 2
-
-# slots: state of a slot, and flag bits
-SLOTS = 12
-EMPTY, ALIVE, DEAD, BURROWED = range(4)
-TAGGED, RAISED, SUMMONED = 1, 2, 4  # m_flag bits: healer tagged, body raised once, boss called its healers
-BOSS_CALLED, HEALERS_CALLED = 1, 2  # zuk_flags bits
-
-# waves: 1..REGULAR from WAVE_TABLE, then the multi-boss wave, then the final boss
-WAVES = 30
-REGULAR = 28
-BOSS_WAVE, FINAL_WAVE = REGULAR + 1, REGULAR + 2
-WAVE_GAP = 4
-NIBBLERS = 2
-_ORDER = (BAT, BLOB, MELEER, RANGER, MAGE)
-
-
-def _wave_table() -> np.ndarray:
-    """Wave w (1..REGULAR): the monsters of the binary number w over (bat, blob, meleer, ranger, mage)."""
-    table = np.full((REGULAR + 1, len(_ORDER)), -1, np.int64)
-    for w in range(1, REGULAR + 1):
-        kinds = [t for bit, t in enumerate(_ORDER) if w >> bit & 1]
-        table[w, :len(kinds)] = kinds
-    return table
-
-
-WAVE_TABLE = _wave_table()
-BOSSES_IN_BOSS_WAVE = 3
-BOSS_R = np.array([3, 5, 3], np.int64)
-BOSS_C = np.array([5, 14, 23], np.int64)
-
-# the final boss
-ZUK_R, ZUK_C = -2, 14
-ZUK_HIT, ZUK_SPEED, ZUK_ENRAGED = 150, 10, 7
-SUMMON_AT, HEALERS_AT, ENRAGE_AT = 0.6, 0.35, 0.15
-FINAL_SPAWN_EVERY, ZUK_HEALERS = 120, 4
-SHIELD_ROW, SHIELD_HALF, SHIELD_MIN, SHIELD_MAX, SHIELD_EVERY = 8, 2, 4, 24, 2
-BEFORE_SUMMON, SUMMONING, HEALING, POST_HEALERS, ENRAGED = range(5)
-STAGE_NAMES = ("before-summon", "summon", "healers", "post-healers", "enrage")
-
-# the player
-MAX_HP, PRAY_MAX, DRAIN_EVERY = 99, 99, 3
-HEALS, HEAL_HP, HEAL_DELAY = 12, 30, 2
-RESTORES, RESTORE_PP = 6, 30
-GEAR_RANGE = np.array([10, 10], np.int64)  # ranged, magic
-GEAR_SPEED = np.array([3, 5], np.int64)
-GEAR_MAX = np.array([26, 45], np.int64)
-WEAK_ACC, PLAIN_ACC = 0.85, 0.5
-
-# action heads; value 0 of every head is "do nothing" and always allowed
-MOVE, PRAYER, GEAR, TARGET, SUPPLY = range(5)
-HEADS = 5
-SIZES = (9, 5, 3, SLOTS + 1, 3)
-DR = np.array([0, -1, 1, 0, 0, -1, -1, 1, 1], np.int64)
-DC = np.array([0, 0, 0, -1, 1, -1, 1, -1, 1], np.int64)
-KEEP, PROTECT_MELEE, PROTECT_RANGED, PROTECT_MAGIC, PRAY_OFF = range(5)
-NO_SUPPLY, DRINK_HEAL, DRINK_RESTORE = range(3)
-
-# damage sources (metric order)
-SRC_MELEE, SRC_RANGED, SRC_MAGIC, SRC_BOSS, SRC_ZUK, SRC_PILLAR = range(6)
-SOURCES = ("melee", "ranged", "magic", "boss", "final_boss", "pillar")
-FORECAST = 4  # ticks of incoming-hit forecast
-
-METRICS = ("win", "wave", "lowest_hp", *(f"taken_{n}" for n in SOURCES), *(f"killed_by_{n}" for n in SOURCES),
-           "healers_tagged", "healers_killed", "heals_used", "restores_used", "pillars_lost", "timed_out",
-           "shaping_wave", "shaping_hp")
-WIN, WAVE_REACHED, LOWEST_HP = range(3)  # win: the run was cleared (what eval counts)
-TAKEN, KILLED_BY = 3, 3 + len(SOURCES)
-(HEALERS_TAGGED, HEALERS_KILLED, HEALS_USED, RESTORES_USED, PILLARS_LOST, TIMED_OUT, SHAPING_WAVE,
- SHAPING_HP) = range(3 + 2 * len(SOURCES), len(METRICS))
-
-
-@kernel
-def cheb(r0, c0, r1, c1):
-    """Chebyshev distance between two tiles."""
-    return max(abs(r0 - r1), abs(c0 - c1))
-
-
-@helper
-def pillar_at(s, r, c):
-    """Index of the standing pillar covering tile (r, c), or -1."""
-    for p in range(PILLARS):
-        if s.pil_hp[p] > 0 and PILLAR_R[p] <= r < PILLAR_R[p] + PILLAR and PILLAR_C[p] <= c < PILLAR_C[p] + PILLAR:
-            return p
-    return -1
-
-
-@helper
-def open_tile(s, r, c):
-    """Inside the arena and not under a standing pillar."""
-    return 0 <= r < ROWS and 0 <= c < COLS and pillar_at(s, r, c) < 0
-
-
-@helper
-def clear_line(s, r0, c0, r1, c1):
-    """No standing pillar crosses the segment between the centres of two tiles (grazing a corner is clear)."""
-    y0, x0 = r0 + 0.5, c0 + 0.5
-    dy, dx = float(r1 - r0), float(c1 - c0)
-    for p in range(PILLARS):
-        if s.pil_hp[p] <= 0:
-            continue
-        lo, hi = 0.0, 1.0
-        top, left = float(PILLAR_R[p]), float(PILLAR_C[p])
-        if dy == 0.0:
-            if y0 <= top or y0 >= top + PILLAR:
-                continue
-        else:
-            t1, t2 = (top - y0) / dy, (top + PILLAR - y0) / dy
-            lo, hi = max(lo, min(t1, t2)), min(hi, max(t1, t2))
-        if dx == 0.0:
-            if x0 <= left or x0 >= left + PILLAR:
-                continue
-        else:
-            t1, t2 = (left - x0) / dx, (left + PILLAR - x0) / dx
-            lo, hi = max(lo, min(t1, t2)), min(hi, max(t1, t2))
-        if lo < hi - 1e-9:
-            return False
-    return True
+from sparring.envs.gauntlet.legal import allowed, in_reach, update_visibility
+from sparring.envs.gauntlet.monsters import damage, monsters_turn, spawn_wave
+from sparring.envs.gauntlet.world import (
+    ALIVE, BEFORE_SUMMON, BOSS_CALLED, BURROWED, DC, DR, DRAIN_EVERY, DRINK_HEAL, DRINK_RESTORE, EMPTY, ENRAGE_AT,
+    ENRAGED, FINAL_WAVE, FLAT, GEAR, GEAR_MAX, GEAR_SPEED, HEAL_DELAY, HEAL_HP, HEALER, HEALERS_CALLED, HEALERS_TAGGED,
+    HEALING, HEALS, HEALS_USED, HP, LOWEST_HP, MAX_HP, MOVE, PILLAR_HP, PILLARS, PLAIN_ACC, POST_HEALERS, PRAY_MAX,
+    PRAY_OFF, PRAYER, PROGRESS, RESTORE_PP, RESTORES, RESTORES_USED, SHAPING_HP, SHAPING_WAVE, SLOTS, START_C, START_R,
+    SUMMONING, SUPPLY, TAGGED, TARGET, TIMED_OUT, WAVE_GAP, WAVE_REACHED, WAVES, WEAK, WEAK_ACC, WIN, ZUK,
+)
+from sparring.kit import helper, kernel, rand_float, rand_int
 
 
 @kernel
@@ -214,47 +62,130 @@ def phase_of(s):
     return FINAL_WAVE - 1 + final_stage(s)
 
 
-@kernel
-def covered(s, r, c):
-    """Tile (r, c) is behind the shield (only in the final wave)."""
-    return s.wave == FINAL_WAVE and r > SHIELD_ROW and abs(c - s.shield_c) <= SHIELD_HALF
-
-
-@kernel
-def in_reach(s, k):
-    """The player's worn gear reaches slot ``k`` from the player's tile."""
-    return s.m_type[k] == ZUK or cheb(s.row, s.col, s.m_r[k], s.m_c[k]) <= GEAR_RANGE[s.gear]
+@helper
+def worn_player(s, wave):
+    """A plausible player arriving at ``wave``: hp, prayer, doses and pillars spent in proportion to the waves
+    behind (uniformly up to a share that grows with the wave)."""
+    f = (wave - 1) / (WAVES - 1)
+    s.hp = MAX_HP - rand_int(s, 1 + int(40 * f))
+    s.pp = PRAY_MAX - rand_int(s, 1 + int(60 * f))
+    s.heals = HEALS - rand_int(s, 1 + int(0.7 * HEALS * f))
+    s.restores = RESTORES - rand_int(s, 1 + int(0.7 * RESTORES * f))
+    for p in range(PILLARS):
+        if rand_float(s) < 0.4 * f:
+            s.pil_hp[p] = 0
+        else:
+            s.pil_hp[p] = PILLAR_HP - rand_int(s, 1 + int(150 * f))
 
 
 @helper
-def legal(s, head, v):
-    """Whether value ``v`` of ``head`` is allowed now (what :func:`write_mask` shows)."""
-    if v == 0:
-        return True
-    if head == MOVE:
-        r, c = s.row + DR[v], s.col + DC[v]
-        if not open_tile(s, r, c):
-            return False
-        for k in range(SLOTS):
-            if s.m_state[k] == ALIVE and s.m_r[k] == r and s.m_c[k] == c:
-                return False
-        return True
-    if head == PRAYER:
-        return v == PRAY_OFF or s.pp > 0
-    if head == GEAR:
-        return True
-    if head == TARGET:
-        return s.m_state[v - 1] == ALIVE and s.m_vis[v - 1] == 1
-    if v == DRINK_HEAL:
-        return s.heals > 0 and s.hp < MAX_HP
-    return s.restores > 0 and s.pp < PRAY_MAX
+def new_run(s, cfg):
+    """The player at the south, pillars whole, the first wave (or a later one, worn) spawned."""
+    s.row, s.col, s.hp, s.pp, s.heals, s.restores = START_R, START_C, MAX_HP, PRAY_MAX, HEALS, RESTORES
+    s.target, s.last_src = -1, -1
+    for p in range(PILLARS):
+        s.pil_hp[p] = PILLAR_HP
+    s.wave = min(WAVES, cfg.start_wave + rand_int(s, cfg.start_spread + 1))
+    if s.wave > 1:
+        worn_player(s, np.int64(s.wave))
+    s.metrics[WAVE_REACHED] = s.wave
+    s.metrics[LOWEST_HP] = s.hp
+    spawn_wave(s)
+    update_visibility(s)
+    s.phase = phase_of(s)
 
 
 @helper
-def write_mask(s, m):
-    """The flat mask row: head by head, what :func:`legal` allows."""
-    k = 0
-    for h in range(HEADS):
-        for v in range(SIZES[h]):
-            m[k] = legal(s, np.int64(h), np.int64(v))
-            k += 1
+def player_turn(s, act):
+    """Rule steps 1-3; True if the final boss died."""
+    move, prayer, gear = allowed(s, act, MOVE), allowed(s, act, PRAYER), allowed(s, act, GEAR)
+    target, supply = allowed(s, act, TARGET), allowed(s, act, SUPPLY)
+    if prayer == PRAY_OFF:
+        s.prayer = 0
+    elif prayer > 0:
+        s.prayer = prayer
+    if gear > 0:
+        s.gear = gear - 1
+    if target > 0:
+        s.target = target - 1
+    if supply == DRINK_HEAL:
+        s.hp, s.heals = min(MAX_HP, s.hp + HEAL_HP), s.heals - 1
+        s.atk = max(s.atk, HEAL_DELAY)
+        s.metrics[HEALS_USED] += 1
+    elif supply == DRINK_RESTORE:
+        s.pp, s.restores = min(PRAY_MAX, s.pp + RESTORE_PP), s.restores - 1
+        s.metrics[RESTORES_USED] += 1
+    k = s.target
+    won = False
+    if k >= 0 and s.atk == 0 and s.m_state[k] == ALIVE and s.m_vis[k] == 1 and in_reach(s, k):
+        s.atk = GEAR_SPEED[s.gear]
+        kind = s.m_type[k]
+        if kind == HEALER and not s.m_flag[k] & TAGGED:
+            s.m_flag[k] |= TAGGED
+            s.metrics[HEALERS_TAGGED] += 1
+        roll, size = rand_float(s), rand_int(s, GEAR_MAX[s.gear] + 1)
+        if roll < (WEAK_ACC if WEAK[kind] == s.gear else PLAIN_ACC) and size > 0:
+            won = damage(s, k, np.int64(size)) and kind == ZUK
+    s.row += DR[move]
+    s.col += DC[move]
+    return won
+
+
+@helper
+def end_of_tick(s, cfg, rew):
+    """Rule steps 5 and 6: prayer drain, weapon, wave clears and spawns."""
+    if s.prayer > 0:
+        s.drain += 1
+        if s.drain >= DRAIN_EVERY:
+            s.drain = 0
+            s.pp -= 1
+            if s.pp <= 0:
+                s.pp, s.prayer = 0, 0
+    if s.atk > 0:
+        s.atk -= 1
+    if s.gap > 0:
+        s.gap -= 1
+        if s.gap == 0:
+            spawn_wave(s)
+        return
+    if s.wave == FINAL_WAVE:
+        return
+    for k in range(SLOTS):
+        if s.m_state[k] == ALIVE or s.m_state[k] == BURROWED:
+            return
+    rew[0] += cfg.reward_wave
+    s.metrics[SHAPING_WAVE] += cfg.reward_wave
+    for k in range(SLOTS):
+        s.m_state[k] = EMPTY
+    s.target = -1
+    s.wave += 1
+    s.metrics[WAVE_REACHED] = s.wave
+    s.gap = WAVE_GAP
+
+
+@helper
+def resolve_tick(s, cfg, act, rew, term):
+    """One tick of the rules (see the module docstring)."""
+    hp = np.int64(s.hp)
+    if player_turn(s, act):
+        rew[0] += 1.0
+        s.metrics[WIN] = 1.0
+        term[0] = True
+        s.phase = phase_of(s)
+        return
+    monsters_turn(s)
+    if cfg.reward_hp != 0.0:
+        change = cfg.reward_hp * (np.int64(s.hp) - hp) / MAX_HP
+        rew[0] += change
+        s.metrics[SHAPING_HP] += change
+    end_of_tick(s, cfg, rew)
+    update_visibility(s)
+    s.phase = phase_of(s)
+    timed_out = s.hp > 0 and s.tick >= cfg.max_ticks
+    if s.hp == 0 or timed_out:
+        if cfg.death == FLAT:
+            rew[0] -= 1.0
+        elif cfg.death == PROGRESS:
+            rew[0] -= 1.0 - (s.wave - 1) / WAVES
+        s.metrics[TIMED_OUT] = 1.0 if timed_out else 0.0
+        term[0] = True

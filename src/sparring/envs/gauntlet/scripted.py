@@ -16,11 +16,12 @@ closest monster that attacks the player.
 
 import numpy as np
 
-from sparring.envs.gauntlet.monsters import fill_forecast
-from sparring.envs.gauntlet.rules import (
+from sparring.envs.gauntlet.legal import cheb, clear_line, in_reach, legal, open_tile
+from sparring.envs.gauntlet.observe import fill_forecast
+from sparring.envs.gauntlet.world import (
     ALIVE, BAT, BLOB, BOSS, COLS, DC, DR, DRINK_HEAL, DRINK_RESTORE, FINAL_WAVE, FORECAST, GEAR, GEAR_RANGE, HEADS,
     HEALER, KEEP, MAGE, MAGIC, MELEER, MOVE, NIBBLER, PRAY_OFF, PRAYER, RANGER, ROWS, SHIELD_ROW, SLOTS, SPLIT, STYLE,
-    SUPPLY, TAGGED, TARGET, TYPES, WEAK, ZUK, cheb, clear_line, in_reach, legal, open_tile,
+    SUPPLY, TAGGED, TARGET, TYPES, WEAK, ZUK,
 )
 from sparring.kit import helper, kernel
 

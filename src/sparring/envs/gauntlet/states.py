@@ -16,7 +16,7 @@ from sparring.kit.batch import BatchedEnv
 
 
 def _check_wave(wave: int) -> None:
-    from sparring.envs.gauntlet.rules import WAVES
+    from sparring.envs.gauntlet.world import WAVES
 
     if not isinstance(wave, (int, np.integer)) or not 1 <= wave <= WAVES:
         raise ValueError(f"wave must be an int in 1..{WAVES}, got {wave!r}")
