@@ -13,6 +13,7 @@ import argparse
 import time
 
 from ladders import gauntlet_runs, wave_table
+
 from sparring.envs.gauntlet.world import SOURCES, WAVES
 from sparring.evaluate.wilson import wilson_interval
 

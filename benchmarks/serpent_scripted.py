@@ -13,6 +13,7 @@ import argparse
 import time
 
 from ladders import serpent_fights
+
 from sparring.evaluate.wilson import wilson_interval
 
 PLAYERS = ("reference", "reactive")

@@ -4,9 +4,9 @@ import io
 
 import numpy as np
 import pytest
+from ladders import DUEL_PAIRINGS, duel_match
 
 import sparring
-from ladders import DUEL_PAIRINGS, duel_match
 from sparring.cli import main
 from sparring.envs.duel.env import Duel
 from sparring.envs.duel.observe import OBS_SIZE

@@ -1,8 +1,8 @@
 """The scripted players of `gauntlet`: flicks, the shield, and the ladder order."""
 
 import numpy as np
-
 from ladders import gauntlet_runs, wave_table
+
 from sparring.envs.gauntlet import world as W
 from tests.envs.gauntlet.helpers import HEAD, arena, make, metric, monster
 

@@ -1,9 +1,9 @@
 """`serpent` as a whole: the doctor, the scripted players, the slow paths."""
 
 import numpy as np
+from ladders import serpent_fights
 
 import sparring
-from ladders import serpent_fights
 from sparring.envs.serpent.env import Serpent
 from sparring.envs.serpent.observe import OBS_SIZE
 from sparring.kit.check import check

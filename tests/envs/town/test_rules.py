@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from sparring.envs.town.env import TownConfig
+from sparring.envs.town.legal import legal
 from sparring.envs.town.observe import PLACE, SELF, SLOT
-from sparring.envs.town.rules import legal
 from sparring.envs.town.text import describe, legal_actions_text
 from sparring.envs.town.world import (
     ACCEPT, BUILD, DAY, FARM, FIRST, GATHER, GATHER_OTHERS, GOAL_COINS, HOME_COL, HOME_ROW, HOUSE, HOUSE_COINS,

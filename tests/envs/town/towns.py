@@ -3,7 +3,7 @@
 import numpy as np
 
 import sparring
-from sparring.envs.town.rules import find_slots
+from sparring.envs.town.legal import find_slots
 from sparring.envs.town.world import PLACE_COL, PLACE_ROW, RICH
 
 

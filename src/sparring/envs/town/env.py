@@ -1,7 +1,10 @@
 """`town`: characters with needs, goods, skills and goals living in a small town.
 
 The world (places, prices, needs, goals) is in :mod:`sparring.envs.town.world`,
-the rules in :mod:`sparring.envs.town.rules`, the scripted planner in
+the tick in :mod:`sparring.envs.town.rules` (who sees whom and what is legal in
+:mod:`sparring.envs.town.legal`, what each action does in
+:mod:`sparring.envs.town.actions`), the observation in
+:mod:`sparring.envs.town.observe`, the scripted planner in
 :mod:`sparring.envs.town.planner`. Every character is an agent row with one
 action head (an id into the action table; ``legal_actions_text`` lists them
 in words). The last ``background`` characters are played by the planner
@@ -25,22 +28,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sparring.envs.town import metrics as town_metrics
 from sparring.envs.town import observe as town_observe
 from sparring.envs.town import render, text
-from sparring.envs.town.metrics import FAINTS, SHAPING_NEEDS, SHAPING_TEAM, TRADE_COINS, TRADES
-from sparring.envs.town.planner import plan, planner
-from sparring.envs.town.rules import (
-    act, at_place, close_offer, find_slots, is_night, legal, live_on, mean_need, min_need, others_at,
-)
-from sparring.envs.town.world import (
-    DAY, GATHER_OTHERS, GOAL_COINS, GOALS, GOODS, HOME_COL, HOME_ROW, HOUSE, MAX_CHARACTERS, NEEDS,
-    NUM_ACTIONS, RICH, SKILL_START, SKILLS, SLOTS, TAVERN, BREAD,
-)
-from sparring.kit import Env, Heads, Obs, helper, kernel, knob, rand_float, rand_int
-
-DAY_PHASE, NIGHT_PHASE, CRISIS = range(3)
-CRISIS_NEED = 0.15  # a learner with a need below this puts the town in phase "crisis"
+from sparring.envs.town.planner import planner
+from sparring.envs.town.rules import new_town, tick
+from sparring.envs.town.world import DAY, GOODS, MAX_CHARACTERS, NEEDS, NUM_ACTIONS, SKILLS, SLOTS
+from sparring.kit import Env, Heads, Obs, kernel, knob
 
 
 @dataclass
@@ -57,139 +50,7 @@ class TownConfig:
                                    "characters who complete their goal this tick (metric shaping_team).")
 
 
-@helper
-def new_town(s, cfg):
-    """Everyone at home with random needs, a few coins and loaves, small skills and a random goal."""
-    n = s.alive.shape[0]
-    for a in range(n):
-        s.row[a] = HOME_ROW[a]
-        s.col[a] = HOME_COL[a]
-        for k in range(NEEDS):
-            s.needs[a, k] = np.float32(0.5 + 0.5 * rand_float(s))
-        s.coins[a] = 5 + rand_int(s, 11)
-        s.goods[a, BREAD] = rand_int(s, 3)
-        for k in range(SKILLS):
-            s.skill[a, k] = np.float32(SKILL_START * rand_float(s))
-        s.goal[a] = rand_int(s, GOALS)
-        s.alive[a] = 1
-        s.inbox[a] = -1
-        s.out_to[a] = -1
-    find_slots(s)
-
-
-@helper
-def goal_reached(s, a):
-    """Whether character ``a``'s goal holds now."""
-    if s.goal[a] == RICH:
-        return s.coins[a] >= GOAL_COINS
-    if s.goal[a] == HOUSE:
-        return s.built[a] == 1
-    return at_place(s, a, TAVERN) and others_at(s, a, TAVERN) >= GATHER_OTHERS
-
-
-@helper
-def choose(s, cfg, act_in, t):
-    """Every character's action for this tick into ``s.last``: learners' from ``act_in``, the planner's for the
-    background; anything the mask forbids becomes noop. All choices see the same pre-tick state."""
-    n = s.alive.shape[0]
-    learners = n - cfg.background
-    for a in range(n):
-        choice = np.int64(act_in[a, 0]) if a < learners else plan(s, a, t)
-        s.last[a] = choice if legal(s, a, choice, t) else 0
-
-
-@helper
-def resolve(s, t):
-    """Carry out the choices in an order rotating each tick; one that stopped being possible does nothing."""
-    n = s.alive.shape[0]
-    start = t % n
-    for j in range(n):
-        a = (start + j) % n
-        action = np.int64(s.last[a])
-        if action != 0 and legal(s, a, action, t):
-            price = act(s, a, action)
-            if price > 0:
-                s.metrics[TRADES] += 1.0
-                s.metrics[TRADE_COINS] += price
-
-
-@helper
-def faint(s, a):
-    """Character ``a`` is out: its offers are withdrawn and it stays a masked row."""
-    s.alive[a] = 0
-    close_offer(s, a)
-    if s.inbox[a] >= 0:
-        close_offer(s, np.int64(s.inbox[a]))
-
-
-@helper
-def live(s, cfg, t, rew):
-    """Needs, fainting, offer expiry, goals and shaping after the actions."""
-    n = s.alive.shape[0]
-    learners = n - cfg.background
-    for a in range(n):
-        if s.alive[a] and live_on(s, a, t):
-            faint(s, a)
-            rew[a] -= cfg.faint_penalty
-            if a < learners:
-                s.metrics[FAINTS] += 1.0
-    for a in range(n):
-        if s.out_to[a] >= 0:
-            s.out_ttl[a] -= 1
-            if s.out_ttl[a] <= 0:
-                close_offer(s, a)
-    fresh = 0  # goals completed this tick, for the team term
-    if cfg.reward_team != 0.0:
-        for a in range(n):
-            if s.alive[a] and s.goal_done[a] == 0 and goal_reached(s, a):
-                fresh += 1
-    for a in range(n):
-        own = 0
-        if s.alive[a] and s.goal_done[a] == 0 and goal_reached(s, a):
-            s.goal_done[a] = 1
-            rew[a] += 1.0
-            own = 1
-        if s.alive[a] and fresh > own:
-            team = cfg.reward_team * (fresh - own) / (n - 1)
-            rew[a] += team
-            if a < learners:
-                s.metrics[SHAPING_TEAM] += team / learners
-        if s.alive[a] and cfg.reward_needs != 0.0:
-            bonus = cfg.reward_needs * mean_need(s, a)
-            rew[a] += bonus
-            if a < learners:
-                s.metrics[SHAPING_NEEDS] += bonus / learners
-
-
-@helper
-def phase_of(s, cfg, t):
-    """crisis if a standing learner has a need below CRISIS_NEED, else night or day."""
-    for a in range(s.alive.shape[0] - cfg.background):
-        if s.alive[a] and min_need(s, a) < CRISIS_NEED:
-            return CRISIS
-    return NIGHT_PHASE if is_night(t) else DAY_PHASE
-
-
-@helper
-def tick(s, cfg, act_in, rew, term, trunc):
-    """One half-hour of town life."""
-    t = np.int64(s.tick) - 1  # the time the characters saw when they chose (int64 everywhere: one compile)
-    n = s.alive.shape[0]
-    choose(s, cfg, act_in, t)  # s.slots are those the characters saw: set by the last reset or tick
-    resolve(s, t)
-    live(s, cfg, t, rew)
-    find_slots(s)
-    s.phase = phase_of(s, cfg, s.tick)
-    standing = 0
-    over = s.tick >= cfg.days * DAY
-    for a in range(n):
-        term[a] = s.alive[a] == 0
-        trunc[a] = over and s.alive[a] == 1
-        standing += s.alive[a]
-    if over or standing == 0:
-        town_metrics.finish(s, n - cfg.background)
-
-
+# thin kernels over compiled helpers keep the kit's inlined batch loops small
 @kernel
 def reset(s, cfg):
     new_town(s, cfg)

@@ -10,11 +10,11 @@ what its character observes (its own state, the nearest characters, its inbox).
 
 import numpy as np
 
-from sparring.envs.town.rules import at_place, dist, is_night, legal
+from sparring.envs.town.legal import at_place, dist, is_night, legal
 from sparring.envs.town.world import (
-    ACCEPT, BAKERY, BREAD, BUILD, BUY, BUY_PRICE, DAY, DRINK_ACT, EAT, ENERGY, FARM, FIRST, FOREST, GO_CHAR,
-    GO_PLACE, GOAL_COINS, GOODS, HOME, HOUSE, HOUSE_COINS, HOUSE_WOOD, HUNGER, MARKET, MAX_PRICE, NOOP, OFFER, REJECT,
-    RICH, SELL, SLEEP, SLOTS, SOCIAL, TALK, TAVERN, THIRST, WELL, WHEAT, WOOD, WORK,
+    ACCEPT, BAKERY, BREAD, BUILD, BUY, BUY_PRICE, DAY, DRINK_ACT, EAT, ENERGY, FARM, FIRST, FOREST, GO_CHAR, GO_PLACE,
+    GOAL_COINS, GOODS, HOME, HOUSE, HOUSE_COINS, HOUSE_WOOD, HUNGER, MARKET, MAX_PRICE, NOOP, OFFER, REJECT, RICH, SELL,
+    SLEEP, SLOTS, SOCIAL, TALK, TAVERN, THIRST, WELL, WHEAT, WOOD, WORK,
 )
 from sparring.kit import helper, kernel
 

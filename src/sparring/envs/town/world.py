@@ -91,3 +91,7 @@ def offer_id(slot: int, good: int, price: int) -> int:
 
 
 GOAL_NAMES = ("rich", "house", "gathering")
+
+# phases: night or day, or crisis when a learner's need is below CRISIS_NEED
+DAY_PHASE, NIGHT_PHASE, CRISIS = range(3)
+CRISIS_NEED = 0.15
