@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sparring.cli import envs, explore, lm, play, train
+from sparring.cli import envs, explore, lm, play, record, train
 from sparring.cli.overrides import pull_overrides
 
 
@@ -17,7 +17,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog="sparring", description="Fast, honest game environments and agents.")
     sub = parser.add_subparsers(dest="command", required=True)
-    for group in (envs, lm, train, explore, play):
+    for group in (envs, lm, train, explore, play, record):
         group.add_commands(sub)
     return parser
 

@@ -36,7 +36,9 @@ def _resumed_config(meta: dict, overrides: dict) -> TrainConfig:
 
 def train(env_name: str | None = None, overrides: dict | None = None, env_config: dict | None = None,
           opponent: str | None = None, resume: str | None = None, runs_dir: str = "runs", stream=None) -> str:
-    """Train (or resume) a run; returns its folder.
+    """Train (or resume) a run: config, metrics, checkpoints and plots in its folder, which it returns.
+
+    The final evaluation (``eval.json``) is the ``sparring train`` command's, run after this.
 
     ``overrides`` are ``--train.KEY`` values (strings allowed); on resume they may only
     extend the budget or change logging, the rest comes from the checkpoint.

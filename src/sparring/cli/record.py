@@ -1,0 +1,131 @@
+"""``sparring record``, ``replay`` and ``fork``: episodes to Parquet, played back, and continued from a tick."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from sparring.cli.overrides import env_overrides
+from sparring.cli.seats import add_seat_args
+from sparring.kit import registry
+
+
+def cmd_record(args, extra) -> int:
+    """Record episodes of an env played by a policy to a Parquet file."""
+    from sparring.players import make_player
+    from sparring.players.load import read_meta
+    from sparring.players.opponents import SELF_PLAY, Seating, parse_seats, resolve_seats, seat_players
+    from sparring.record import record_episodes
+
+    spec, explicit, opponent = _policy_spec(args), env_overrides(extra), args.opponent
+    env_cls = registry.get(args.env)
+    config = {}
+    if args.checkpoint:  # by default the env and opponent it trained with, as in eval
+        meta = read_meta(args.checkpoint)
+        config = dict(meta["env_config"]) if meta["env"] == args.env else {}
+        opponent = opponent if opponent is not None or args.seat else meta.get("opponent")
+    config, other, assigned = resolve_seats(env_cls, parse_seats(args.seat), opponent, {**config, **explicit},
+                                            explicit)
+    env = registry.make(args.env, num_envs=args.num_envs, seed=args.seed, **config)
+    player = make_player(spec, env, args.seed, args.greedy)
+    mirror = make_player(spec, env, args.seed) if other == SELF_PLAY else None
+    policy = Seating(env, seat_players(env, player, other, mirror, assigned, args.seed))
+    try:
+        n = record_episodes(env, policy, args.episodes, args.out, group_rows=args.group_rows)
+    except FileExistsError as exc:
+        raise ValueError(str(exc)) from None
+    print(f"recorded {n} episodes of {args.env} ({policy.name}) to {args.out} ({os.path.getsize(args.out)} bytes)")
+    return 0
+
+
+def cmd_replay(args, extra) -> int:
+    """Replay a recorded episode: in the terminal, or as --gif/--mp4/--html files."""
+    from sparring.record import Recording, print_episode, replay_terminal, write_gif, write_html, write_mp4
+
+    env_overrides(extra)  # nothing to override here; unknown arguments are errors
+    try:
+        rec = Recording(args.file)
+    except FileNotFoundError as exc:
+        raise ValueError(str(exc)) from None
+    outputs = [(args.html, write_html), (args.gif, write_gif), (args.mp4, write_mp4)]
+    for out, write in outputs:
+        if out:
+            kw = {} if write is write_html else {"fps": args.fps}
+            print(f"wrote {write(rec, args.episode, out, **kw)}")
+    if not any(out for out, _ in outputs):
+        if args.print:
+            print_episode(rec, args.episode)
+        else:
+            replay_terminal(rec, args.episode, fps=args.fps)
+    return 0
+
+
+def cmd_fork(args, extra) -> int:
+    """Restore a recorded state and play on with another policy or seed, recording the continuation."""
+    from sparring.record import fork
+
+    env_overrides(extra)  # the env and its config come from the recording
+    try:
+        n = fork(args.file, args.episode, args.tick, _policy_spec(args), args.out, episodes=args.episodes,
+                 seed=args.seed, reseed=args.reseed, greedy=args.greedy)
+    except (FileNotFoundError, FileExistsError) as exc:
+        raise ValueError(str(exc)) from None
+    print(f"forked episode {args.episode} of {args.file} at tick {args.tick}: {n} continuation(s) written to "
+          f"{args.out}")
+    return 0
+
+
+def _policy_spec(args) -> str:
+    """The policy of ``record``/``fork`` as a make_player spec: --checkpoint C, or --policy random|scripted:NAME."""
+    if (args.checkpoint is None) == (args.policy is None):
+        raise ValueError("give exactly one of --policy (random, scripted:NAME) and --checkpoint C")
+    return f"checkpoint:{args.checkpoint}" if args.checkpoint else args.policy
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Register ``record``, ``replay`` and ``fork``."""
+    _add_record(sub.add_parser("record", help="record episodes to Parquet (--env.KEY VALUE overrides)"))
+    _add_replay(sub.add_parser("replay", help="replay a recorded episode in the terminal, or as GIF, MP4 or HTML"))
+    _add_fork(sub.add_parser("fork", help="restore a recorded tick and play on with another policy or seed"))
+
+
+def _add_record(p: argparse.ArgumentParser) -> None:
+    p.add_argument("env")
+    _policy_args(p, opponent="default: with --checkpoint, the one it trained against; else the env's")
+    p.add_argument("--episodes", type=int, default=10)
+    p.add_argument("--out", required=True, help="the .parquet file to write")
+    p.add_argument("--num-envs", type=int, default=1, help="envs played at once (more is faster, but the first "
+                                                            "episodes to finish are the shorter ones)")
+    p.add_argument("--group-rows", type=int, default=4096, help="rows per crash-safe row group")
+    p.set_defaults(fn=cmd_record)
+
+
+def _add_replay(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file")
+    p.add_argument("--episode", type=int, default=0)
+    p.add_argument("--gif", metavar="OUT")
+    p.add_argument("--mp4", metavar="OUT")
+    p.add_argument("--html", metavar="OUT", help="one self-contained page: timeline, per-tick panel, chart")
+    p.add_argument("--fps", type=float, default=8.0)
+    p.add_argument("--print", action="store_true", help="print every tick instead of the interactive replay")
+    p.set_defaults(fn=cmd_replay)
+
+
+def _add_fork(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file")
+    p.add_argument("--episode", type=int, required=True)
+    p.add_argument("--tick", type=int, required=True)
+    _policy_args(p)
+    p.add_argument("--episodes", type=int, default=1, help="continuations to record")
+    p.add_argument("--reseed", type=int, help="also reseed the env's own generator (new dice) per continuation")
+    p.add_argument("--out", required=True)
+    p.set_defaults(fn=cmd_fork)
+
+
+def _policy_args(p: argparse.ArgumentParser, opponent: str | None = None) -> None:
+    """Who plays in ``record`` and ``fork``: --policy or --checkpoint (--greedy), the seed, and for ``record`` who
+    plays the other seats (``opponent``: the help of --opponent)."""
+    p.add_argument("--policy", help="random, or scripted:NAME (one of the env's scripted policies)")
+    p.add_argument("--checkpoint", help="a run folder or checkpoint folder of `sparring train`")
+    p.add_argument("--greedy", action="store_true", help="with --checkpoint: most likely actions, no sampling")
+    add_seat_args(p, seed=0, opponent=opponent)
