@@ -7,7 +7,8 @@ for each move (stay, north, south, west, east) the tile it leads to: walkable,
 for each of the four positions whether it is a safespot and in attack range,
 clouded, under a smash; the adds (alive, offset, hp); the phase index
 and the forms and positions seen at each phase index so far (a player's
-memory: the rotation must be inferred from it); the tick fraction. The mask is :func:`sparring.envs.serpent.legal.write_mask`.
+memory: the rotation must be inferred from it); the tick fraction.
+The mask is :func:`sparring.envs.serpent.legal.write_mask`.
 """
 
 import numpy as np
