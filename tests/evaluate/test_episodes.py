@@ -1,11 +1,12 @@
-"""Episode tallies: exact episode counts per env, outcomes from win/success metrics or the return's sign."""
+"""Episode tallies: exact episode counts per env, outcomes per seat from win/success metrics or the seat's own
+return."""
 
 import numpy as np
 import pytest
 
-from sparring.evaluate.episodes import metric_rate, outcomes, play_episodes, summarize
-from sparring.players.network import NetworkPlayer
+from sparring.evaluate.episodes import format_report, metric_rate, outcomes, play_episodes, seat_outcomes, summarize
 from sparring.kit import BatchedEnv, registry
+from sparring.players.network import NetworkPlayer
 from sparring.players.policy import Policy
 from tests.train import toys
 
@@ -18,21 +19,38 @@ def test_play_exactly_the_asked_episodes_and_count_them():
     assert data[:, 3].sum() == 0  # no forbidden action got through
 
 
-def test_outcomes_rules():
-    match = registry.get("toy_match")
-    assert outcomes(match, np.zeros(2), np.array([[1.0], [0.0]])).tolist() == [0, 1]
+def _rows(env_cls, returns, metrics, seat=0):
+    """play_episodes rows: [seat's return, length, phase, metrics..., every seat's return..., seat]."""
+    returns, metrics = np.atleast_2d(returns).astype(np.float64), np.atleast_2d(metrics).astype(np.float64)
+    n = len(returns)
+    head = np.stack([returns[:, seat], np.full(n, 5.0), np.zeros(n)], 1)
+    return np.concatenate([head, metrics, returns, np.full((n, 1), seat)], 1)
+
+
+def test_outcomes_are_per_seat_never_a_mean_across_seats():
+    match = registry.get("toy_match")  # seat 0 reads its win metric; seat 1 goes by its own return
+    rows = _rows(match, [[1.0, -1.0], [-1.0, 1.0]], [[1.0], [0.0]], seat=1)
+    assert outcomes(match, rows).tolist() == [1, 0]
+    assert seat_outcomes(match, rows, 0).tolist() == [0, 1]
+    zero_sum = _rows(match, [[1.0, -1.0]] * 3, [[1.0]] * 3, seat=1)  # the mean return is 0, yet nobody drew
+    report = summarize(match, zero_sum, {"seat0": "scripted:a", "seat1": "random"})
+    assert report["seat"] == "seat1" and report["loss"]["count"] == 3 and report["draw"]["count"] == 0
+    assert report["seats"]["seat0"]["win"]["count"] == 3 and report["seats"]["seat0"]["player"] == "scripted:a"
     squared = registry.get("squared")
-    assert outcomes(squared, np.array([1.0, -1.0]), np.array([[1.0], [0.0]])).tolist() == [0, 1]
+    assert outcomes(squared, _rows(squared, [[1.0], [-1.0]], [[1.0], [0.0]])).tolist() == [0, 1]
     pick = registry.get("toy_masked_pick")  # its only metric is neither win nor success: the return decides
-    assert outcomes(pick, np.array([2.0, 0.0, -1.0]), np.zeros((3, 1))).tolist() == [0, 2, 1]
+    assert outcomes(pick, _rows(pick, [[2.0], [0.0], [-1.0]], np.zeros((3, 1)))).tolist() == [0, 2, 1]
 
 
 def test_summary_table():
-    rows = np.array([[1, 5, 0, 1], [-1, 9, 0, 0], [1, 4, 0, 1], [1, 3, 0, 1]], np.float64)
-    report = summarize(registry.get("squared"), rows)
+    squared = registry.get("squared")
+    rows = _rows(squared, [[1], [-1], [1], [1]], [[1], [0], [1], [1]])
+    rows[:, 1] = [5, 9, 4, 3]
+    report = summarize(squared, rows)
     assert report["win"]["count"] == 3 and report["loss"]["count"] == 1
     assert report["phases"]["play"] == {"episodes": 4, "win": 3, "loss": 1, "draw": 0}
     assert report["means"]["episode_length"] == 5.25
+    assert "seat player" in format_report("squared", report)
 
 
 def test_metric_rate_counts_seat_episodes_with_a_wilson_interval():

@@ -23,12 +23,12 @@ def checkpoint(tmp_path_factory):
 def test_record_and_fork_with_a_checkpoint(tmp_path, capsys, checkpoint):
     out = str(tmp_path / "c.parquet")
     assert main(["record", "squared", "--checkpoint", checkpoint, "--episodes", "3", "--out", out, "--seed", "4"]) == 0
-    assert "recorded 3 episodes of squared (checkpoint:" in capsys.readouterr().out
+    assert "recorded 3 episodes of squared (player=checkpoint:" in capsys.readouterr().out
     rec = Recording(out)
     assert rec.config.size == 5  # the env config the checkpoint was trained with
     ep = rec.episode(0)
     assert np.isfinite(ep.logp).all() and (ep.logp <= 0).all() and np.isfinite(ep.value).all()
-    assert rec.meta.policy.startswith("checkpoint:") and "@step0" in rec.meta.policy
+    assert rec.meta.policy.startswith("player=checkpoint:") and "@step0" in rec.meta.policy
     t = int(ep.ticks[ep.length // 2])
     forked = str(tmp_path / "f.parquet")
     assert fork(out, 0, t, f"checkpoint:{checkpoint}", forked, episodes=2, greedy=True) == 2

@@ -116,7 +116,7 @@ def test_record_replay_fork_commands(tmp_path, capsys):
     out = str(tmp_path / "c.parquet")
     assert main(["record", "squared", "--policy", "scripted:greedy", "--episodes", "3", "--out", out,
                  "--env.size", "5"]) == 0
-    assert "recorded 3 episodes of squared (scripted:greedy)" in capsys.readouterr().out
+    assert "recorded 3 episodes of squared (player=scripted:greedy)" in capsys.readouterr().out
     assert Recording(out).config.size == 5
     html, gif = str(tmp_path / "c.html"), str(tmp_path / "c.gif")
     assert main(["replay", out, "--episode", "2", "--html", html, "--gif", gif]) == 0

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from sparring.evaluate.episodes import play_episodes
+from sparring.players.network import NetworkPlayer
 from sparring.kit import BatchedEnv, registry
 from sparring.train.config import make_train_config
 from sparring.train.trainer import Trainer
@@ -60,7 +61,7 @@ def test_self_play_pool_grows_and_reports():
 
 def success_rate(trainer, episodes=512):
     env = BatchedEnv(registry.get("squared"), num_envs=128, seed=99, autoreset=False)
-    data = play_episodes(env, trainer.policy, episodes, np.arange(env.rows))
+    data = play_episodes(env, [(NetworkPlayer(trainer.policy, "trainer"), np.arange(env.rows))], episodes)
     return data[:, 3].mean()
 
 

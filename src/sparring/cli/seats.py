@@ -9,9 +9,13 @@ def add_seat_args(p: argparse.ArgumentParser, *, seed: int | None = 0, opponent:
     """Add who plays the seats and the episode seed to ``p``.
 
     ``seed`` is the ``--seed`` default, or None for a command whose seed is a ``--train`` key;
-    ``opponent`` is the help of ``--opponent``, or None for a command that does not take it.
+    ``opponent`` is the help of ``--opponent``, or None for a command that does not take it (nor ``--seat``).
     """
     if opponent is not None:
         p.add_argument("--opponent", help=opponent)
+        p.add_argument("--seat", action="append", metavar="NAME=PLAYER",
+                       help="who plays the seat NAME (repeatable): random, scripted:NAME, checkpoint:RUN, or a value "
+                            "of the env's opponent knob for a seat the env plays itself; `sparring list` names the "
+                            "seats")
     if seed is not None:
         p.add_argument("--seed", type=int, default=seed)

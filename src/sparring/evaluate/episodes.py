@@ -1,4 +1,5 @@
-"""Play a policy for a fixed number of episodes and tally outcomes, phases and episode metrics."""
+"""Play players in their seats for a fixed number of episodes and tally outcomes per seat, phases and episode
+metrics."""
 
 from __future__ import annotations
 
@@ -9,25 +10,30 @@ from sparring.evaluate.wilson import wilson_interval
 OUTCOMES = ("win", "loss", "draw")
 
 
-def outcomes(env_cls, returns: np.ndarray, metrics: np.ndarray) -> np.ndarray:
-    """Per episode 0 (win), 1 (loss) or 2 (draw).
-
-    From the env's ``win`` metric (and ``draw`` if declared) when it has one, else its
-    ``success`` metric, else the sign of the learner seats' return.
-    """
-    names = list(env_cls.metrics)
-    if "win" in names or "success" in names:
-        won = metrics[:, names.index("win" if "win" in names else "success")] > 0.5
-        drawn = metrics[:, names.index("draw")] > 0.5 if "draw" in names else np.zeros_like(won)
-        return np.where(won, 0, np.where(drawn, 2, 1))
-    return np.where(returns > 0, 0, np.where(returns < 0, 1, 2))
+def seat_outcomes(env_cls, episodes: np.ndarray, seat: int) -> np.ndarray:
+    """Per episode 0 (win), 1 (loss) or 2 (draw) for ``seat``, by the env's rule (``Env.outcome``)."""
+    n_metrics = max(1, len(env_cls.metrics))
+    returns = episodes[:, 3 + n_metrics + seat]
+    return env_cls.outcome(seat, returns, episodes[:, 3:3 + len(env_cls.metrics)])
 
 
-def _finished(env, done_envs: np.ndarray) -> np.ndarray:
-    """Rows of [return, length, phase, metrics...] of the finished envs ``done_envs`` (before their reset)."""
+def focus_seat(episodes: np.ndarray) -> int:
+    """The seat of the evaluated player (the first seated player's first row) in :func:`play_episodes` rows."""
+    return int(episodes[0, -1]) if len(episodes) else 0
+
+
+def outcomes(env_cls, episodes: np.ndarray) -> np.ndarray:
+    """Per episode 0 (win), 1 (loss) or 2 (draw) for the evaluated player's seat."""
+    return seat_outcomes(env_cls, episodes, focus_seat(episodes))
+
+
+def _finished(env, done_envs: np.ndarray, seat: int) -> np.ndarray:
+    """Rows of [``seat``'s return, length, phase, metrics..., every seat's return..., ``seat``] of the finished
+    envs ``done_envs`` (before their reset)."""
     recs = env.records[done_envs]
-    head = np.stack([env.ended_return[done_envs], recs["tick"], recs["phase"]], 1)
-    return np.concatenate([head, recs["metrics"].astype(np.float64)], 1)
+    returns = recs["ep_return"].astype(np.float64)
+    head = np.stack([returns[:, seat], recs["tick"], recs["phase"]], 1)
+    return np.concatenate([head, recs["metrics"].astype(np.float64), returns, np.full((len(recs), 1), seat)], 1)
 
 
 def play_episodes(env, seated, episodes: int, tracker=None, recorder=None) -> np.ndarray:
@@ -49,6 +55,7 @@ def play_episodes(env, seated, episodes: int, tracker=None, recorder=None) -> np
     quota[: episodes % env.num_envs] += 1
     played = np.zeros(env.num_envs, np.int64)
     seated = [(player, np.asarray(rows, np.int64)) for player, rows in seated]
+    seat = int(seated[0][1][0] % env.num_agents) if seated and len(seated[0][1]) else 0
     actions = np.zeros((env.rows, len(env.heads.sizes)), np.int32)
     out = []
     step = env.step if recorder is None else recorder.step
@@ -62,7 +69,7 @@ def play_episodes(env, seated, episodes: int, tracker=None, recorder=None) -> np
             tracker.observe()
         done = np.flatnonzero(env.done & (played < quota))
         if len(done):
-            out.append(_finished(env, done))
+            out.append(_finished(env, done, seat))
             if tracker is not None:
                 tracker.finish(done)
             played[done] += 1
@@ -70,19 +77,27 @@ def play_episodes(env, seated, episodes: int, tracker=None, recorder=None) -> np
             env.reset_envs(again)
             if tracker is not None:
                 tracker.start(again)
-    return np.concatenate(out) if out else np.zeros((0, 3 + max(1, len(env.env_cls.metrics))))
+    return np.concatenate(out) if out else np.zeros((0, 4 + max(1, len(env.env_cls.metrics)) + env.num_agents))
 
 
-def summarize(env_cls, episodes: np.ndarray) -> dict:
-    """Win/loss/draw rates with 95% Wilson intervals, a per-phase outcome table, mean episode metrics."""
-    n = len(episodes)
-    n_metrics = len(env_cls.metrics)
-    result = outcomes(env_cls, episodes[:, 0], episodes[:, 3:3 + n_metrics])
-    report = {"episodes": n}
+def _tally(result: np.ndarray) -> dict:
+    n = len(result)
+    out = {}
     for k, name in enumerate(OUTCOMES):
         count = int((result == k).sum())
         low, high = wilson_interval(count, n)
-        report[name] = {"count": count, "rate": count / n if n else 0.0, "ci95": [low, high]}
+        out[name] = {"count": count, "rate": count / n if n else 0.0, "ci95": [low, high]}
+    return out
+
+
+def summarize(env_cls, episodes: np.ndarray, players: dict[str, str] | None = None) -> dict:
+    """Win/loss/draw rates with 95% Wilson intervals for the evaluated player's seat and for every seat, a per-phase
+    outcome table, mean episode metrics. ``players`` names who played each seat (by seat name)."""
+    n = len(episodes)
+    result = outcomes(env_cls, episodes)
+    report = {"episodes": n, "seat": env_cls.seats[focus_seat(episodes)], **_tally(result)}
+    report["seats"] = {name: {"player": (players or {}).get(name, "?"), **_tally(seat_outcomes(env_cls, episodes, k))}
+                       for k, name in enumerate(env_cls.seats)}
     phases = {}
     for p, phase in enumerate(env_cls.phases):
         sel = episodes[:, 2] == p
@@ -98,10 +113,16 @@ def summarize(env_cls, episodes: np.ndarray) -> dict:
 
 def format_report(env_name: str, report: dict) -> str:
     """The report as a text table."""
-    lines = [f"{env_name}: {report['episodes']} episodes"]
+    lines = [f"{env_name}: {report['episodes']} episodes, seat {report['seat']}"]
     for name in OUTCOMES:
         r = report[name]
         lines.append(f"  {name:<5} {r['count']:>6}  {r['rate']:.3f}  95% CI [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]")
+    if len(report["seats"]) > 1:
+        lines.append(f"  {'seat':<12} {'win':>16} {'loss':>16} {'draw':>16}  player")
+        for seat, row in report["seats"].items():
+            cells = " ".join(f"{row[o]['rate']:.3f} [{row[o]['ci95'][0]:.2f},{row[o]['ci95'][1]:.2f}]"
+                             for o in OUTCOMES)
+            lines.append(f"  {seat:<12} {cells}  {row['player']}")
     lines.append(f"  {'phase':<16} {'episodes':>8} {'win':>6} {'loss':>6} {'draw':>6}")
     for phase, row in report["phases"].items():
         lines.append(f"  {phase:<16} {row['episodes']:>8} {row['win']:>6} {row['loss']:>6} {row['draw']:>6}")

@@ -108,8 +108,7 @@ def summarize_failures(env_cls, episodes: np.ndarray, tracked: np.ndarray, water
     ``tracked`` the matching :meth:`PhaseTracker.table` rows; a loss counts as
     ``within`` when it came at most ``window`` ticks after its final phase began.
     """
-    n_metrics = len(env_cls.metrics)
-    result = outcomes(env_cls, episodes[:, 0], episodes[:, 3:3 + n_metrics])
+    result = outcomes(env_cls, episodes)
     lost = result == OUTCOMES.index("loss")
     phases = env_cls.phases
     by_phase = {p: int((lost & (tracked[:, 0] == k)).sum()) for k, p in enumerate(phases)}

@@ -17,29 +17,33 @@ from sparring.kit import BatchedEnv, registry
 from sparring.players import make_player
 from sparring.players.load import read_meta
 from sparring.players.network import checkpoint_player
-from sparring.players.opponents import SELF_PLAY, resolve_opponent, seat_players
+from sparring.players.opponents import SELF_PLAY, opponent_choices, resolve_seats, seat_players, who_plays
 from sparring.record import Recorder
 
 
 def _setup(env_name: str, checkpoint: str, opponent: str | None, env_overrides: dict, num_envs: int, seed: int,
-           greedy: bool, autoreset: bool = True):
-    """The env and the seated players: the checkpoint in its seat, and its opponent where one plays from outside."""
+           greedy: bool, autoreset: bool = True, seats: dict | None = None):
+    """The env and the seated players: the checkpoint in its seat, the ``--seat`` players in theirs, and its
+    opponent where one plays from outside (by default the one it trained against)."""
     meta = read_meta(checkpoint)
     env_cls = registry.get(env_name)
     config = {**meta["env_config"], **env_overrides} if meta["env"] == env_name else dict(env_overrides)
-    config, other = resolve_opponent(env_cls, opponent if opponent is not None else meta.get("opponent"), config,
-                                     explicit=env_overrides)
+    seats = seats or {}
+    if opponent is None and not set(seats.values()) & set(opponent_choices(env_cls)):
+        opponent = meta.get("opponent")
+    config, other, assigned = resolve_seats(env_cls, seats, opponent, config, explicit=env_overrides)
     env = BatchedEnv(env_cls, num_envs=num_envs, seed=seed, autoreset=autoreset, **config)
     player = checkpoint_player(checkpoint, env, seed, greedy)
     # "self": the same weights, sampling, in the other seats
     mirror = checkpoint_player(checkpoint, env, seed) if other == SELF_PLAY else None
-    return env, seat_players(env, player, other, mirror), meta
+    return env, seat_players(env, player, other, mirror, assigned, seed), meta
 
 
 def evaluate_checkpoint(env_name: str, checkpoint: str, opponent: str | None = None, episodes: int = 1000,
                         seed: int = 12345, num_envs: int = 256, greedy: bool = False,
                         env_overrides: dict | None = None, record: str | None = None, worst: int = 0,
-                        window: int = 20, chart: bool = False, metric: str | None = None) -> dict:
+                        window: int = 20, chart: bool = False, metric: str | None = None,
+                        seats: dict | None = None) -> dict:
     """Win/loss/draw with Wilson intervals, per-phase table, means and failure analysis for ``episodes`` episodes.
 
     ``seed`` defaults to one no training run uses by default, so eval episodes are fresh.
@@ -52,7 +56,7 @@ def evaluate_checkpoint(env_name: str, checkpoint: str, opponent: str | None = N
     """
     _check_counts(episodes, worst, window)
     env, seated, meta = _setup(env_name, checkpoint, opponent, env_overrides or {}, min(num_envs, episodes), seed,
-                               greedy, autoreset=False)
+                               greedy, autoreset=False, seats=seats)
     folder = output_folder(checkpoint, record)
     stem = os.path.splitext(os.path.basename(record))[0] if record else f"eval-step{meta['step']}"
     report = _evaluate(env, seated, episodes, record, worst, window, metric, folder, stem)
@@ -67,7 +71,7 @@ def evaluate_checkpoint(env_name: str, checkpoint: str, opponent: str | None = N
 def evaluate_scripted(env_name: str, policy: str, opponent: str | None = None, episodes: int = 1000,
                       seed: int = 12345, num_envs: int = 256, env_overrides: dict | None = None,
                       record: str | None = None, worst: int = 0, window: int = 20,
-                      metric: str | None = None) -> dict:
+                      metric: str | None = None, seats: dict | None = None) -> dict:
     """As :func:`evaluate_checkpoint`, with a player that needs no checkpoint (``scripted:NAME`` or ``random``).
 
     Files are written only when asked for: ``record`` (and ``worst`` replays and the failure chart beside it).
@@ -83,9 +87,9 @@ def evaluate_scripted(env_name: str, policy: str, opponent: str | None = None, e
     if opponent == SELF_PLAY:
         raise ValueError(f"opponent {SELF_PLAY!r} is a pool of a trained policy's past weights; a scripted player "
                          f"needs another opponent: {[*env_cls.scripted]} or the env's opponent knob")
-    config, other = resolve_opponent(env_cls, opponent, dict(env_overrides or {}))
+    config, other, assigned = resolve_seats(env_cls, seats or {}, opponent, dict(env_overrides or {}))
     env = BatchedEnv(env_cls, num_envs=min(num_envs, episodes), seed=seed, autoreset=False, **config)
-    seated = seat_players(env, make_player(policy, env, seed), other)
+    seated = seat_players(env, make_player(policy, env, seed), other, assigned=assigned, seed=seed)
     folder = os.path.dirname(os.path.abspath(record)) if record else ""
     stem = os.path.splitext(os.path.basename(record))[0] if record else ""
     report = _evaluate(env, seated, episodes, record, worst, window, metric, folder, stem)
@@ -117,7 +121,7 @@ def _evaluate(env, seated, episodes: int, record: str | None, worst: int, window
         finally:
             if recorder is not None:
                 recorder.close()
-        report = summarize(env.env_cls, data)
+        report = summarize(env.env_cls, data, who_plays(env, seated))
         report["failures"] = summarize_failures(env.env_cls, data, tracker.table(), tracker.watermarks, window)
         if metric is not None:
             report["metric"] = metric_rate(env.env_cls, data, metric, len(seated[0][1]) // env.num_envs)
@@ -129,10 +133,11 @@ def _evaluate(env, seated, episodes: int, record: str | None, worst: int, window
 
 
 def watch(env_name: str, checkpoint: str, opponent: str | None = None, episodes: int = 3, fps: float = 8.0,
-          seed: int = 0, greedy: bool = False, env_overrides: dict | None = None, stream=None) -> None:
+          seed: int = 0, greedy: bool = False, env_overrides: dict | None = None, stream=None,
+          seats: dict | None = None) -> None:
     """Play ``episodes`` episodes of one env live in the terminal with the env's ANSI renderer."""
     stream = stream or sys.stdout
-    env, seated, _ = _setup(env_name, checkpoint, opponent, env_overrides or {}, 1, seed, greedy)
+    env, seated, _ = _setup(env_name, checkpoint, opponent, env_overrides or {}, 1, seed, greedy, seats=seats)
     if not hasattr(env.env_cls, "render_ansi"):
         raise ValueError(f"env {env_name!r} has no render_ansi; watch needs one")
     rows = seated[0][1]

@@ -102,7 +102,8 @@ class Env:
     """Base class of every environment: declarations plus kernels over one record.
 
     Class attributes to declare:
-      name: registry name; num_agents: agent rows per env;
+      name: registry name; num_agents: agent rows per env; seats: a name per
+      agent row (default ``("player",)`` for one agent, ``seat0, seat1...`` for more);
       obs: an :class:`Obs`, or a function of the config returning one;
       actions: :class:`Heads`; state: ``{field: dtype | (dtype, shape)}``;
       phases: phase names (``s.phase`` indexes them); metrics: episode metric
@@ -113,7 +114,9 @@ class Env:
       ``reset(s, cfg)``, ``step(s, cfg, act, rew, term, trunc)`` with ``act``
       of shape [agents, heads] and per-agent ``rew/term/trunc``, and
       ``observe(s, cfg, obs, mask)`` with [agents, ...] views.
-    learner_seats(cfg): seats fed from outside (default all).
+    learner_seats(cfg): seats fed from outside (default all); the env plays the
+      others itself, inside the kernels. outcome(seat, returns, metrics): win/loss/draw
+      of one seat per episode (default: see :meth:`Env.outcome`).
     Optional slow paths (plain Python over one record ``s`` and config ``cfg``):
       ``render_ansi(s, cfg)``, ``render_rgb(s, cfg)``, ``describe(s, cfg, agent)``,
       ``invariants(s, cfg)`` -> list of messages, ``cell(s, cfg)`` -> hashable,
@@ -122,6 +125,7 @@ class Env:
 
     name: ClassVar[str]
     num_agents: ClassVar[int] = 1
+    seats: ClassVar[tuple[str, ...]] = ()
     obs: ClassVar[Any]
     actions: ClassVar[Heads]
     state: ClassVar[dict]
@@ -135,6 +139,8 @@ class Env:
         super().__init_subclass__(**kw)
         if "name" not in cls.__dict__:
             return  # an intermediate base class
+        if "seats" not in cls.__dict__ and len(cls.seats) != int(cls.num_agents):  # not declared, nor inherited
+            cls.seats = ("player",) if int(cls.num_agents) == 1 else tuple(f"seat{i}" for i in range(cls.num_agents))
         _validate(cls)
         cls.record_dtype = build_record_dtype(cls)
         cls.cfg_dtype = build_config_dtype(cls.Config)
@@ -153,6 +159,22 @@ class Env:
         for scripted seats are ignored, and trainers learn only from learner rows.
         """
         return tuple(range(cls.num_agents))
+
+    @classmethod
+    def outcome(cls, seat: int, returns: np.ndarray, metrics: np.ndarray) -> np.ndarray:
+        """Per episode, 0 (win), 1 (loss) or 2 (draw) for ``seat``, from its own return and the episode metrics.
+
+        ``returns`` are that seat's episode returns [N] and ``metrics`` the env metrics
+        [N, len(metrics)]. By default seat 0 reads the env's ``win`` metric (and ``draw``
+        if declared), else its ``success`` metric; every other seat, and seat 0 without
+        those metrics, goes by the sign of its own return. Never a mean across seats.
+        """
+        names = list(cls.metrics)
+        if seat == 0 and ("win" in names or "success" in names):
+            won = metrics[:, names.index("win" if "win" in names else "success")] > 0.5
+            drawn = metrics[:, names.index("draw")] > 0.5 if "draw" in names else np.zeros_like(won)
+            return np.where(won, 0, np.where(drawn, 2, 1))
+        return np.where(returns > 0, 0, np.where(returns < 0, 1, 2))
 
     @staticmethod
     def invariants(s, cfg) -> list[str]:
@@ -189,6 +211,10 @@ def _validate(cls: type) -> None:
         raise ValueError(f"{where}: num_agents must be >= 1, got {cls.num_agents}")
     if not cls.phases:
         raise ValueError(f"{where}: phases needs at least one name")
+    seats = tuple(cls.seats)
+    if len(seats) != int(cls.num_agents) or len(set(seats)) != len(seats) or \
+            not all(isinstance(n, str) and n.isidentifier() for n in seats):
+        raise ValueError(f"{where}: seats must be {cls.num_agents} distinct names (letters, digits, _), got {seats!r}")
     clash = set(cls.state) & (set(KIT_FIELDS) | {"ep_return", "metrics"})
     if clash:
         raise ValueError(f"{where}: state fields {sorted(clash)} are reserved by the kit")

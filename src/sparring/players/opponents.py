@@ -68,12 +68,108 @@ def split_rows(env, other: str | None) -> tuple[np.ndarray, np.ndarray]:
     return rows[seat == first], rows[seat != first]
 
 
-def seat_players(env, player, other: str | None, self_player=None) -> list:
-    """``[(player, rows), ...]`` for :func:`~sparring.evaluate.episodes.play_episodes`: ``player`` in its seat, and
-    the opponent ``other`` (see :func:`resolve_opponent`) in the others; ``self_player`` plays them for ``"self"``."""
-    rows, other_rows = split_rows(env, other)
+def parse_seats(values: list[str] | None) -> dict[str, str]:
+    """``["runner=checkpoint:RUN", "chaser=scripted:bfs"]`` (from ``--seat NAME=PLAYER``) -> {seat: player spec}."""
+    seats: dict[str, str] = {}
+    for value in values or ():
+        name, eq, spec = value.partition("=")
+        if not eq or not name or not spec:
+            raise ValueError(f"--seat {value!r}: expected NAME=PLAYER, e.g. --seat opponent=scripted:robot")
+        if name in seats:
+            raise ValueError(f"--seat {name} is given twice ({seats[name]!r} and {spec!r}); give it once")
+        seats[name] = spec
+    return seats
+
+
+def resolve_seats(env_cls, seats: dict[str, str], opponent: str | None, env_config: dict,
+                  explicit: dict | None = None) -> tuple[dict, str | None, dict[int, str]]:
+    """``--seat`` and ``--opponent`` together: (env config, the other seats' player as :func:`resolve_opponent`
+    gives it, {seat index: player spec} of the seats ``--seat`` names).
+
+    A ``--seat`` value that is a value of the env's opponent knob hands that seat to the env
+    (like ``--opponent``); any other value is a player spec (``random``, ``scripted:NAME``,
+    ``checkpoint:PATH``) for a seat the env takes from outside.
+    """
+    knob = opponent_choices(env_cls)
+    assigned = {}
+    for name, spec in seats.items():
+        if name not in env_cls.seats:
+            raise ValueError(f"--seat {name}={spec}: env {env_cls.name!r} has no seat {name!r}; valid: "
+                             f"{list(env_cls.seats)}")
+        if spec in knob:
+            if opponent is not None and opponent != spec:
+                raise ValueError(f"--seat {name}={spec} conflicts with --opponent {opponent!r}; give one of them")
+            opponent = spec
+        else:
+            assigned[env_cls.seats.index(name)] = spec
+    env_config, other = resolve_opponent(env_cls, opponent, env_config, explicit)
+    learner = env_cls.learner_seats(make_config(env_cls, env_config))
+    for seat, spec in assigned.items():
+        if seat not in learner:
+            hint = " (hand it out with --env.opponent learner)" if "learner" in knob else ""
+            raise ValueError(f"--seat {env_cls.seats[seat]}={spec}: the env plays seat {env_cls.seats[seat]!r} "
+                             f"itself with this config{hint}; seats taken from outside: "
+                             f"{[env_cls.seats[k] for k in learner]}")
+    return env_config, other, assigned
+
+
+def seat_players(env, player, other: str | None, self_player=None, assigned: dict[int, str] | None = None,
+                 seed: int = 0) -> list:
+    """``[(player, rows), ...]``: ``player`` in the first learner seat ``assigned`` leaves free, the opponent
+    ``other`` (see :func:`resolve_opponent`; ``self_player`` plays ``"self"``) in the other free learner seats
+    (``player`` itself without one), and each ``assigned`` seat's player in its seat."""
+    assigned = assigned or {}
+    learner = sorted(set(np.flatnonzero(env.learner_rows[:env.num_agents]).tolist()))
+    free = [seat for seat in learner if seat not in assigned]
+    if not free:
+        raise ValueError(f"every seat taken from outside has a --seat player; leave one of "
+                         f"{[env.env_cls.seats[k] for k in learner]} for the evaluated player")
+    rows = np.arange(env.rows)
+    seat_of = rows % env.num_agents
     if other is None:
-        return [(player, rows)]
-    if other == SELF_PLAY and self_player is None:
-        raise ValueError("opponent 'self' needs the trained policy's weights; give a checkpoint, not a script")
-    return [(player, rows), (self_player if other == SELF_PLAY else make_player(other, env), other_rows)]
+        seated = [(player, rows[np.isin(seat_of, free)])]
+    else:
+        if other == SELF_PLAY and self_player is None:
+            raise ValueError("opponent 'self' needs the trained policy's weights; give a checkpoint, not a script")
+        opponent = self_player if other == SELF_PLAY else make_player(other, env, seed)
+        seated = [(player, rows[seat_of == free[0]])]
+        if len(free) > 1:
+            seated.append((opponent, rows[np.isin(seat_of, free[1:])]))
+    return seated + [(make_player(spec, env, seed), rows[seat_of == seat]) for seat, spec in sorted(assigned.items())]
+
+
+class Seating:
+    """Players in their seats as one :class:`~sparring.players.Player` (for a recorder): each acts for its rows.
+
+    ``name`` lists who plays each seat (``seat=player; ...``), so a recording says it;
+    ``logp``/``value`` are those of the players that have them (NaN for the others' rows).
+    """
+
+    def __init__(self, env, seated):
+        self.seated = [(player, np.asarray(rows, np.int64)) for player, rows in seated]
+        self.name = "; ".join(f"{seat}={who}" for seat, who in who_plays(env, self.seated).items())
+        self.logp = self.value = np.zeros(0, np.float32)
+
+    def act(self, env, rows) -> np.ndarray:
+        """Each seated player's actions for its share of ``rows``."""
+        rows = np.asarray(rows, np.int64)
+        out = np.zeros((len(rows), len(env.heads.sizes)), np.int32)
+        self.logp, self.value = np.full(len(rows), np.nan, np.float32), np.full(len(rows), np.nan, np.float32)
+        for player, mine in self.seated:
+            sel = np.isin(rows, mine)
+            if sel.any():
+                out[sel] = player.act(env, rows[sel])
+                if len(getattr(player, "logp", ())) == sel.sum():
+                    self.logp[sel], self.value[sel] = player.logp, player.value
+        return out
+
+
+def who_plays(env, seated) -> dict[str, str]:
+    """Seat name -> the name of who plays it: a seated player's, or ``env:<opponent knob>`` (``env``) for a seat the
+    env plays itself inside its kernels."""
+    knob = getattr(env.config, "opponent", None) if opponent_choices(env.env_cls) else None
+    names = {seat: "env" + (f":{knob}" if knob is not None else "") for seat in env.env_cls.seats}
+    for player, rows in seated:
+        for seat in np.unique(np.asarray(rows, np.int64) % env.num_agents):
+            names[env.env_cls.seats[seat]] = player.name
+    return names

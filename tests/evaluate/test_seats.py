@@ -1,0 +1,55 @@
+"""Players in named seats: ``--seat NAME=PLAYER`` for eval and record, outcomes per seat, conflicts named."""
+
+import json
+
+import pytest
+
+from sparring.cli import main
+from sparring.evaluate.play import evaluate_scripted
+from sparring.record import Recording
+from tests.train import toys  # noqa: F401  (registers the toy envs; toy_match's seats are seat0 and seat1)
+
+
+def test_each_seat_gets_its_player_and_its_own_outcome():
+    # seat0 always plays 0; seat1 (a learner seat with opponent none) always plays 0 too: seat0 matches, wins
+    report = evaluate_scripted("toy_match", "scripted:always_zero", episodes=40,
+                               seats={"seat1": "scripted:always_zero"})
+    assert report["seat"] == "seat0" and report["win"]["count"] == 40
+    seat1 = report["seats"]["seat1"]
+    assert seat1["loss"]["count"] == 40 and seat1["draw"]["count"] == 0  # zero-sum: a loss, not a draw
+    assert seat1["player"] == "scripted:always_zero"
+    random_seat1 = evaluate_scripted("toy_match", "scripted:always_zero", episodes=400, seats={"seat1": "random"})
+    assert 0.4 < random_seat1["win"]["rate"] < 0.6 and random_seat1["seats"]["seat1"]["player"] == "random"
+
+
+def test_a_knob_value_hands_the_seat_to_the_env():
+    report = evaluate_scripted("toy_match", "random", episodes=200, seats={"seat1": "zeros"})
+    assert report["seats"]["seat1"]["player"] == "env:zeros" and report["seats"]["seat0"]["player"] == "random"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--seat", "chaser=random"], "no seat 'chaser'; valid: ['seat0', 'seat1']"),
+    (["--seat", "seat1"], "expected NAME=PLAYER"),
+    (["--seat", "seat1=random", "--env.opponent", "zeros"], "the env plays seat 'seat1' itself"),
+    (["--opponent", "zeros", "--env.opponent", "none"], "conflicts with --env.opponent 'none'"),
+    (["--seat", "seat1=zeros", "--opponent", "none"], "conflicts with --opponent 'none'"),
+    (["--seat", "seat0=random", "--seat", "seat1=random"], "leave one of ['seat0', 'seat1']"),
+])
+def test_bad_seats_are_named(args, message, capsys):
+    assert main(["eval", "toy_match", "--policy", "random", "--episodes", "4", *args]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_record_puts_the_right_player_in_each_seat(tmp_path, capsys):
+    out = str(tmp_path / "m.parquet")
+    assert main(["record", "toy_match", "--policy", "random", "--seat", "seat1=scripted:always_zero",
+                 "--episodes", "30", "--out", out]) == 0
+    rec = Recording(out)
+    assert rec.meta.policy == "seat0=random; seat1=scripted:always_zero"
+    capsys.readouterr()
+    seat0, seat1 = ([rec.episode(k).actions[:, seat, 0] for k in range(30)] for seat in (0, 1))
+    assert all((a == 0).all() for a in seat1) and any((a == 1).any() for a in seat0)  # each seat's own player
+    assert main(["eval", "toy_match", "--policy", "random", "--seat", "seat1=scripted:always_zero",
+                 "--episodes", "20", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["seats"]["seat1"]["player"] == "scripted:always_zero" and report["seat"] == "seat0"
