@@ -17,7 +17,7 @@ import numpy as np
 from sparring.kit import registry
 from sparring.kit.config import make_config
 from sparring.sweep.stats import NO_DIFFERENCE, TESTS, bootstrap_ci, two_sample_p
-from sparring.train.vec import make_env
+from sparring.train.backends import make_env
 
 SETUP_KEYS = ("num_envs", "vec", "workers")
 

@@ -9,14 +9,14 @@ import numpy as np
 import torch
 
 from sparring.kit import registry
+from sparring.players.policy import policy_for
+from sparring.train.backends import make_env
 from sparring.train.config import TrainConfig
 from sparring.train.opponents import make_opponent
 from sparring.train.optim import make_optimizer
-from sparring.train.policy import policy_for
 from sparring.train.ppo import ppo_update
 from sparring.train.rollout import Rollout
 from sparring.train.schedule import EnvAnneal, parse_anneal
-from sparring.train.vec import make_env
 
 
 def pick_device(name: str) -> torch.device:

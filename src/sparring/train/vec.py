@@ -8,7 +8,8 @@ and the per-env ``done`` / ``ended_return`` live in one ``multiprocessing.shared
 block laid out as the in-process ``[rows, ...]`` buffers; each worker's BatchedEnv writes
 straight into its slice. Commands travel over Pipes: the parent and the workers block in
 ``recv`` (no spinning). Env ``i`` is seeded from ``(seed, i)`` as in-process, so both
-backends produce the same episodes for the same actions.
+backends produce the same episodes for the same actions. What it shares with the Ray
+backend (slices, checks, seeding) is :mod:`sparring.train.vec_slices`.
 
 Spawned workers re-import the caller's ``__main__``: scripts need the ``if __name__ == "__main__"`` guard.
 """
@@ -22,11 +23,7 @@ from multiprocessing import shared_memory
 import numpy as np
 
 from sparring.kit.batch import BatchedEnv
-from sparring.kit.config import make_config
-from sparring.kit.rng import mix_seed
-
-_ROW_BUFFERS = ("obs", "mask", "rewards", "terminals", "truncations")
-_ENV_BUFFERS = ("done", "ended_return")
+from sparring.train.vec_slices import ENV_BUFFERS, ROW_BUFFERS, SlicedEnv, merge_infos, seed_slice
 
 
 def _layout(rows: int, num_envs: int, obs_spec, heads) -> dict:
@@ -46,14 +43,6 @@ def _layout(rows: int, num_envs: int, obs_spec, heads) -> dict:
 
 def _views(buf, layout: dict) -> dict:
     return {name: np.ndarray(shape, dtype, buffer=buf, offset=off) for name, (shape, dtype, off) in layout.items()}
-
-
-def _seed(env: BatchedEnv, seed: int, first: int) -> None:
-    """Start fresh episodes with env ``j`` of this slice seeded from (seed, first + j), as in-process."""
-    env.seed = int(seed)
-    base = np.uint64(env.seed % 2**64)
-    env.records["rng"][:] = [mix_seed(base, np.uint64(first + j)) for j in range(env.num_envs)]
-    env.reset_envs(None)
 
 
 def _worker(conn, shm_name: str, layout: dict, env_cls, lo: int, hi: int, seed: int, config: dict) -> None:
@@ -82,17 +71,17 @@ def _slice_commands(views: dict, env_cls, lo: int, hi: int, seed: int, config: d
     """A BatchedEnv over envs [lo, hi) writing into the shared ``views``; command name -> handler."""
     env = BatchedEnv(env_cls, hi - lo, seed, **config)
     rows = slice(lo * env.num_agents, hi * env.num_agents)
-    for name in (*_ROW_BUFFERS, *_ENV_BUFFERS):  # the kernels write wherever these attributes point
-        view = views[name][rows if name in _ROW_BUFFERS else slice(lo, hi)]
+    for name in (*ROW_BUFFERS, *ENV_BUFFERS):  # the kernels write wherever these attributes point
+        view = views[name][rows if name in ROW_BUFFERS else slice(lo, hi)]
         view[:] = getattr(env, name)  # keeps what the kernels never write (e.g. an all-ones mask)
         setattr(env, name, view)
     actions, scripted = views["actions"][rows], views["scripted"][rows]
-    _seed(env, seed, lo)
+    seed_slice(env, seed, lo)
 
     def scripted_into(name):
         env.scripted_actions(name, out=scripted)
 
-    return {"step": lambda _: env.step(actions)[-1], "reset": lambda s: _seed(env, s, lo),
+    return {"step": lambda _: env.step(actions)[-1], "reset": lambda s: seed_slice(env, s, lo),
             "scripted": scripted_into, "snapshot": lambda _: env.snapshot(), "restore": lambda arg: env.restore(*arg)}
 
 
@@ -127,42 +116,6 @@ class _Block(shared_memory.SharedMemory):
         pass
 
 
-class SlicedEnv:
-    """What the multi-process and Ray backends share: the config, the learner rows and the env slices.
-
-    ``bounds[k]:bounds[k + 1]`` are the envs of slice ``k`` (``workers`` slices, near-equal sizes).
-    """
-
-    def __init__(self, env_cls: type, num_envs: int, seed: int, workers: int, config: dict):
-        if not isinstance(workers, (int, np.integer)) or not 1 <= workers <= num_envs:
-            raise ValueError(f"workers must be an int in [1, num_envs={num_envs}], got {workers!r}")
-        self.env_cls, self.config = env_cls, make_config(env_cls, config)
-        self.num_envs, self.num_agents = int(num_envs), int(env_cls.num_agents)
-        self.rows, self.seed, self.workers = self.num_envs * self.num_agents, int(seed), int(workers)
-        self.obs_spec, self.heads = env_cls.obs_spec(self.config), env_cls.actions
-        self.learner_rows = np.zeros(self.rows, np.bool_)
-        for seat in env_cls.learner_seats(self.config):
-            self.learner_rows[seat::self.num_agents] = True
-        self.bounds = np.linspace(0, self.num_envs, self.workers + 1).astype(np.int64)
-
-    def _indices(self, indices) -> np.ndarray:
-        if indices is None:
-            return np.arange(self.num_envs, dtype=np.int64)
-        idx = np.atleast_1d(np.asarray(indices))
-        if not np.issubdtype(idx.dtype, np.integer) or (idx.size and (idx.min() < 0 or idx.max() >= self.num_envs)):
-            raise IndexError(f"env indices must be integers in [0, {self.num_envs}), got {idx.tolist()[:8]}")
-        return idx.astype(np.int64)
-
-    def _per_slice(self, indices, records) -> list[tuple[np.ndarray, np.ndarray]]:
-        """(slice-local indices, records) per slice for a ``restore`` of ``records`` into env ``indices``."""
-        idx = self._indices(indices)
-        recs = np.atleast_1d(np.asarray(records))
-        if len(recs) != len(idx):
-            raise ValueError(f"restore got {len(recs)} records for {len(idx)} indices")
-        owner = np.searchsorted(self.bounds, idx, side="right") - 1
-        return [(idx[owner == w] - self.bounds[w], recs[owner == w]) for w in range(self.workers)]
-
-
 class MultiprocessEnv(SlicedEnv):
     """``num_envs`` instances of ``env_cls`` in ``workers`` slices (one here, the rest in child processes).
 
@@ -179,7 +132,7 @@ class MultiprocessEnv(SlicedEnv):
         size = max(off + int(np.prod(shape)) * dt.itemsize for shape, dt, off in layout.values())
         self._shm = _Block(create=True, size=size)
         views = _views(self._shm.buf, layout)
-        for name in (*_ROW_BUFFERS, *_ENV_BUFFERS):
+        for name in (*ROW_BUFFERS, *ENV_BUFFERS):
             setattr(self, name, views[name])
         self._actions, self._scripted = views["actions"], views["scripted"]
         ctx = mp.get_context("spawn")
@@ -232,20 +185,8 @@ class MultiprocessEnv(SlicedEnv):
 
     def step(self, actions):
         """Advance every env one tick with ``actions`` [rows, heads]; same returns as ``BatchedEnv.step``."""
-        acts = np.asarray(actions)
-        if acts.ndim == 1 and len(self.heads.sizes) == 1:
-            acts = acts.reshape(-1, 1)
-        if acts.shape != self._actions.shape:
-            raise ValueError(f"actions must have shape {self._actions.shape} = (num_envs*num_agents, heads "
-                             f"{list(self.heads.names)}), got {acts.shape}")
-        if not np.issubdtype(acts.dtype, np.integer):
-            raise TypeError(f"actions must be integers, got dtype {acts.dtype}")
-        bad = (acts < 0) | (acts >= self.heads.sizes)
-        if bad.any():  # checked here, before any slice steps, so the slices stay in lockstep
-            row, sizes = int(np.flatnonzero(bad.any(axis=1))[0]), dict(zip(self.heads.names, self.heads.sizes.tolist()))
-            raise ValueError(f"action row {row} is {acts[row].tolist()}; head sizes are {sizes} (valid values 0..size-1)")
-        self._actions[:] = acts
-        info = _merge_infos(self._call("step"))
+        self._actions[:] = self._checked_actions(actions)
+        info = merge_infos(self._call("step"))
         return self.obs, self.rewards, self.terminals, self.truncations, self.mask, info
 
     def reset(self, seed: int | None = None):
@@ -276,33 +217,3 @@ class MultiprocessEnv(SlicedEnv):
         """Stop the workers and free the shared memory (idempotent)."""
         self._finalizer()
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-
-def _merge_infos(infos: list) -> dict:
-    """One step's info over workers: counts summed, means weighted by each worker's episodes."""
-    infos = [i for i in infos if i]
-    if len(infos) <= 1:
-        return infos[0] if infos else {}
-    total = sum(i["episodes"] for i in infos)
-    return {key: total if key == "episodes" else sum(i[key] for i in infos) if key.startswith("phase/")
-            else sum(i[key] * i["episodes"] for i in infos) / total for key in infos[0]}
-
-
-def make_env(env_cls: type, num_envs: int, seed: int, vec: str = "inprocess", workers: int = 2,
-             ray_address: str = "", **config):
-    """The env batch of the ``vec`` backend: ``inprocess`` (BatchedEnv), ``multiprocess``, or ``ray``
-    (actors on the Ray cluster at ``ray_address``, or on a local Ray instance when it is empty)."""
-    if vec == "inprocess":
-        return BatchedEnv(env_cls, num_envs=num_envs, seed=seed, **config)
-    if vec == "multiprocess":
-        return MultiprocessEnv(env_cls, num_envs=num_envs, seed=seed, workers=workers, **config)
-    if vec == "ray":
-        from sparring.train.vec_ray import RayEnv
-
-        return RayEnv(env_cls, num_envs=num_envs, seed=seed, workers=workers, address=ray_address, **config)
-    raise ValueError(f"unknown env backend {vec!r}; valid: inprocess, multiprocess, ray")

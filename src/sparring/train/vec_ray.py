@@ -1,9 +1,10 @@
 """A Ray env backend: slices of the batch stepped by Ray actors (one BatchedEnv each), the learner local.
 
-:class:`RayEnv` has the interface of :class:`~sparring.train.vec.MultiprocessEnv` (``step``,
-``reset``, ``scripted_actions``, ``snapshot``, ``restore``, the row buffers). Each step sends
-every actor its slice of the actions and copies the slices it returns into local buffers, so
-a Rollout reads them like in-process ones. Env ``i`` is seeded from ``(seed, i)`` as
+:class:`RayEnv` has the interface of the multi-process backend (``step``, ``reset``,
+``scripted_actions``, ``snapshot``, ``restore``, the row buffers) and shares its slices, checks
+and seeding through :mod:`sparring.train.vec_slices`. Each step sends every actor its slice of
+the actions and copies the slices it returns into local buffers, so a Rollout reads them like
+in-process ones. Env ``i`` is seeded from ``(seed, i)`` as
 in-process: for the same actions both backends produce the same episodes.
 
 Without an address it starts (or joins, if this process has one) a local Ray instance; with
@@ -18,7 +19,8 @@ import os
 import numpy as np
 
 from sparring.kit.batch import BatchedEnv
-from sparring.train.vec import _ENV_BUFFERS, _ROW_BUFFERS, SlicedEnv, _merge_infos, _seed
+from sparring.train.vec_slices import ENV_BUFFERS, ROW_BUFFERS, SlicedEnv, merge_infos, seed_slice
+
 START_TIMEOUT_S = 120.0  # actors that cannot be placed (too few CPUs) would otherwise wait forever
 
 
@@ -27,18 +29,18 @@ class _Slice:
 
     def __init__(self, env_cls, lo: int, hi: int, seed: int, config: dict):
         self.env, self.lo = BatchedEnv(env_cls, hi - lo, seed, **config), lo
-        _seed(self.env, seed, lo)
+        seed_slice(self.env, seed, lo)
 
     def buffers(self) -> tuple:
         env = self.env
-        return tuple(getattr(env, name) for name in (*_ROW_BUFFERS, *_ENV_BUFFERS))
+        return tuple(getattr(env, name) for name in (*ROW_BUFFERS, *ENV_BUFFERS))
 
     def step(self, actions: np.ndarray) -> tuple:
         info = self.env.step(actions)[-1]
         return (*self.buffers(), info)
 
     def reset(self, seed: int) -> tuple:
-        _seed(self.env, seed, self.lo)
+        seed_slice(self.env, seed, self.lo)
         return self.buffers()
 
     def scripted(self, name: str) -> np.ndarray:
@@ -66,7 +68,7 @@ def init_ray(address: str = "", min_cpus: int = 1) -> None:
 
 
 class RayEnv(SlicedEnv):
-    """``num_envs`` instances of ``env_cls`` in ``workers`` Ray actors; same interface as ``MultiprocessEnv``."""
+    """``num_envs`` instances of ``env_cls`` in ``workers`` Ray actors; the interface of the multi-process backend."""
 
     def __init__(self, env_cls: type, num_envs: int = 1, seed: int = 0, workers: int = 2, address: str = "",
                  **config):
@@ -82,10 +84,10 @@ class RayEnv(SlicedEnv):
         self._actors = [actor.remote(env_cls, int(lo), int(hi), self.seed, config)
                         for lo, hi in zip(self.bounds[:-1], self.bounds[1:])]
         probe = BatchedEnv(env_cls, 1, seed, **config)  # the buffers' shapes and dtypes
-        for name in _ROW_BUFFERS:
+        for name in ROW_BUFFERS:
             row = getattr(probe, name)
             setattr(self, name, np.zeros((self.rows, *row.shape[1:]), row.dtype))
-        for name in _ENV_BUFFERS:
+        for name in ENV_BUFFERS:
             setattr(self, name, np.zeros(self.num_envs, getattr(probe, name).dtype))
         self._closed = False
         try:
@@ -110,28 +112,15 @@ class RayEnv(SlicedEnv):
     def _store(self, parts: list) -> None:
         """Copy each actor's buffers into its slice of the local ones."""
         for part, rows, envs in zip(parts, self._row_slices, self._env_slices):
-            for name, value in zip((*_ROW_BUFFERS, *_ENV_BUFFERS), part):
-                getattr(self, name)[rows if name in _ROW_BUFFERS else envs] = value
+            for name, value in zip((*ROW_BUFFERS, *ENV_BUFFERS), part):
+                getattr(self, name)[rows if name in ROW_BUFFERS else envs] = value
 
     def step(self, actions):
         """Advance every env one tick with ``actions`` [rows, heads]; same returns as ``BatchedEnv.step``."""
-        acts = np.asarray(actions)
-        if acts.ndim == 1 and len(self.heads.sizes) == 1:
-            acts = acts.reshape(-1, 1)
-        if acts.shape != (self.rows, len(self.heads.sizes)):
-            raise ValueError(f"actions must have shape {(self.rows, len(self.heads.sizes))} = (num_envs*num_agents, "
-                             f"heads {list(self.heads.names)}), got {acts.shape}")
-        if not np.issubdtype(acts.dtype, np.integer):
-            raise TypeError(f"actions must be integers, got dtype {acts.dtype}")
-        bad = (acts < 0) | (acts >= self.heads.sizes)
-        if bad.any():  # checked here, before any slice steps, so the slices stay in lockstep
-            row, sizes = int(np.flatnonzero(bad.any(axis=1))[0]), dict(zip(self.heads.names, self.heads.sizes.tolist()))
-            raise ValueError(f"action row {row} is {acts[row].tolist()}; head sizes are {sizes} "
-                             f"(valid values 0..size-1)")
-        acts = np.ascontiguousarray(acts, np.int32)
+        acts = np.ascontiguousarray(self._checked_actions(actions), np.int32)
         parts = self._get([a.step.remote(acts[rows]) for a, rows in zip(self._actors, self._row_slices)])
         self._store([p[:-1] for p in parts])
-        return self.obs, self.rewards, self.terminals, self.truncations, self.mask, _merge_infos([p[-1] for p in parts])
+        return self.obs, self.rewards, self.terminals, self.truncations, self.mask, merge_infos([p[-1] for p in parts])
 
     def reset(self, seed: int | None = None):
         """Start fresh episodes in every env (env ``i`` from (seed, i)); returns ``(obs, mask)``."""
@@ -165,9 +154,3 @@ class RayEnv(SlicedEnv):
         self._closed = True
         for actor in self._actors:
             self._ray.kill(actor)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
