@@ -8,56 +8,72 @@ import sparring
 from sparring.cli import build_parser, main
 from sparring.explore.archive import Archive
 from sparring.explore.restarts import ArchiveRestarts, _rows_per_env
+from sparring.players.policy import policy_for
 from sparring.train.checkpoint import restore_trainer, save_checkpoint
 from sparring.train.config import make_train_config
-from sparring.train.policy import policy_for
 from sparring.train.rollout import Rollout
 from sparring.train.trainer import Trainer
 
 
-def recurrent_rollout(num_envs=6):
+def restarting_rollout(num_envs=6, every=1):
+    """A recurrent policy's rollout on serpent with archive restarts (fraction 1) as its episode-end hook."""
     env = sparring.make("serpent", num_envs=num_envs, seed=1)
     cfg = make_train_config(None, {"hidden": 8, "recurrence": "mingru"})
     policy = policy_for(env, cfg)
-    return env, Rollout(env, policy, 8, np.arange(env.rows))
+    rollout = Rollout(env, policy, 8, np.arange(env.rows))
+    restarts = ArchiveRestarts(env, rollout.rows_np, rollout.state, fraction=1.0, every=every, seed=0)
+    rollout.episode_end = restarts
+    return env, rollout, restarts
 
 
 def test_a_restart_loads_the_chosen_record_and_its_recurrent_state():
-    env, rollout = recurrent_rollout()
-    restarts = ArchiveRestarts(env, rollout, fraction=1.0, every=1, seed=0)
+    env, rollout, restarts = restarting_rollout()
     rollout.collect()  # fills the archive with states met along the way, recurrent states included
     archive = restarts.archive
     assert len(archive) > 1 and archive.states.shape == (len(archive), 1, 1, 8)
     assert np.abs(archive.states).sum() > 0
     envs, cells = np.array([1, 4]), np.array([len(archive) - 1, 0])
     before = env.snapshot()
-    restarts.restart(envs, cells)
+    (states,) = restarts.load_cells(envs, cells)
     after = env.snapshot()
-    for e, c in zip(envs, cells):
+    for k, (e, c) in enumerate(zip(envs, cells)):
         expected = archive.records[c].copy()
         expected["rng"] = before["rng"][e]  # the env keeps its own dice
         assert after[e].tobytes() == expected.tobytes()
-        assert torch.equal(rollout.state[0][e], torch.from_numpy(archive.states[c, 0, 0]))
+        assert np.array_equal(states[k], archive.states[c, 0, 0])
     untouched = [0, 2, 3, 5]
     assert after[untouched].tobytes() == before[untouched].tobytes()
-    assert not rollout.just_done[envs].any()
     assert restarts.from_cell[envs].tolist() == cells.tolist()
 
 
+def test_ended_episodes_restart_from_the_archive_at_the_end_of_the_rollout():
+    env, rollout, restarts = restarting_rollout(every=100)
+    archive = restarts.archive
+    archive.states[:] = np.arange(1, archive.states.size + 1, dtype=np.float32).reshape(archive.states.shape)
+    dying = env.snapshot()
+    dying["hp"] = 1  # most of these episodes end at once
+    env.restore(None, dying)
+    rollout.collect()
+    restarted = np.flatnonzero(restarts.from_cell >= 0)
+    assert restarts.metrics()["archive/restarts"] == restarted.size > 0
+    assert not rollout.just_done[restarted].any()  # they carry on from the cell's memory at the next rollout
+    for e in restarted:
+        assert torch.equal(rollout.state[0][e], torch.from_numpy(archive.states[restarts.from_cell[e], 0, 0]))
+
+
 def test_ended_restarts_are_counted_against_their_cell():
-    env, rollout = recurrent_rollout(4)
-    restarts = ArchiveRestarts(env, rollout, fraction=1.0, every=4, seed=0)
+    env, rollout, restarts = restarting_rollout(4, every=4)
     dying = env.snapshot()
     dying["hp"] = 1  # one tick from death under most attacks; let the env end these episodes
     restarts.archive.insert(dying, 0.0, np.zeros((4, 1, 1, 8), np.float32))
     cell = restarts.archive.index[int(env.env_cls.cell_keys(dying[:1])[0])]
-    restarts.restart(np.arange(4), np.full(4, cell))
+    restarts.load_cells(np.arange(4), np.full(4, cell))
     for _ in range(40):
         rollout.collect()
-        if restarts.archive.restarts[cell] == 4:
+        if restarts.archive.restarts[cell] >= 4:
             break
-    assert restarts.archive.restarts[cell] == 4 and restarts.archive.successes[cell] == 0
-    metrics = restarts.after_update()
+    assert restarts.archive.restarts[cell] >= 4 and restarts.archive.successes[cell] == 0
+    metrics = restarts.metrics()
     assert metrics["archive/cells"] == len(restarts.archive) and metrics["archive/restarts"] >= 0
 
 

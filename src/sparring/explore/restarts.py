@@ -1,14 +1,15 @@
 """Go-Explore inside PPO: restart a fraction of episodes from archive cells where the policy is thin.
 
-How it fits the rollout (``train.archive_fraction`` > 0):
+How it fits the rollout (``train.archive_fraction`` > 0): :class:`ArchiveRestarts` is the
+rollout's episode-end hook (``sparring.train.rollout.EpisodeEndHook``):
 
-- during a rollout (``Rollout.on_step``, after every env step): restarted episodes that ended
+- after every env step (:meth:`ArchiveRestarts.after_step`): restarted episodes that ended
   are counted against their cell (success = the episode's return is positive, i.e. a win or
   clear under a terminal reward); every ``archive_every`` steps the batch's records enter the
   archive with the policy's recurrent state of that moment;
-- after each update (:meth:`ArchiveRestarts.after_update`): each env whose episode ended during
-  the rollout (it now plays a fresh start) is restarted with probability ``fraction`` from a
-  cell drawn by :meth:`Archive.select`. Restarts happen between rollouts so a recurrent
+- at the end of each rollout (:meth:`ArchiveRestarts.restart`): each env whose episode ended
+  during the rollout (it now plays a fresh start) is restarted with probability ``fraction``
+  from a cell drawn by :meth:`Archive.select`. Restarts happen between rollouts so a recurrent
   policy's stored state becomes the rollout's initial state, which PPO's training pass replays
   exactly; the fresh episode they cut short was bootstrapped with its value like any rollout end.
 
@@ -24,16 +25,16 @@ Metrics per update: ``archive/cells``, ``archive/deepest`` (largest first cell f
 from __future__ import annotations
 
 import numpy as np
-import torch
 
 from sparring.explore.archive import Archive
 
 
 class ArchiveRestarts:
-    """Archive upkeep and restarts for one trainer's env and rollout.
+    """Archive upkeep and restarts for one trainer's env: the episode-end hook of its rollout.
 
     Args:
-      env: the trainer's env (any vec backend); rollout: its :class:`~sparring.train.rollout.Rollout`;
+      env: the trainer's env (any vec backend); rows: the rollout's trained rows (grouped by env);
+      state: the policy's recurrent state of those rows at the start (tensors [rows, hidden]; ``()``: none);
       fraction: probability that an ended episode's env restarts from the archive (0..1);
       every: env steps between snapshots into the archive; seed: seed of the cell draws;
       frontier: the selection's bias towards the deepest cells (:meth:`Archive.weights`);
@@ -42,36 +43,32 @@ class ArchiveRestarts:
       from one starts from a zero state; its scores are compared with the run's as they are.
     """
 
-    def __init__(self, env, rollout, fraction: float, every: int, seed: int, frontier: float = 0.0,
-                 start: str = ""):
+    def __init__(self, env, rows: np.ndarray, state: tuple, fraction: float, every: int, seed: int,
+                 frontier: float = 0.0, start: str = ""):
         if not 0.0 < fraction <= 1.0:
             raise ValueError(f"train.archive_fraction must be in (0, 1] to use the archive, got {fraction}")
         if every < 1:
             raise ValueError(f"train.archive_every must be a positive number of steps, got {every}")
         if frontier < 0:
             raise ValueError(f"train.archive_frontier must be >= 0 (0: no bias), got {frontier}")
-        self.env, self.rollout, self.fraction, self.every = env, rollout, float(fraction), int(every)
+        self.env, self.fraction, self.every = env, float(fraction), int(every)
         self.frontier = float(frontier)
-        self.rows_per_env = _rows_per_env(rollout.rows_np, env.num_envs, env.num_agents)
+        self.rows_per_env = _rows_per_env(np.asarray(rows), env.num_envs, env.num_agents)
         self.seats = np.flatnonzero(np.asarray(env.learner_rows[:env.num_agents]))
-        state = rollout.state
         shape = (len(state), self.rows_per_env, state[0].shape[-1]) if state else ()
         self.archive = Archive(env.env_cls, shape) if not start else _explored(start, env.env_cls, shape)
         self.rng = np.random.default_rng([int(seed), 7])
         self.from_cell = np.full(env.num_envs, -1, np.int64)
-        self.ended = np.zeros(env.num_envs, np.bool_)
         self.ticks = 0
-        self.restarted = self.outcomes = self.wins = 0
-        self._insert(np.zeros(env.num_envs, np.bool_))
-        rollout.on_step = self.on_step
+        self.restarted = self.last_restarts = self.outcomes = self.wins = 0
+        self._insert(np.zeros(env.num_envs, np.bool_), state)
 
     def scores(self, records: np.ndarray) -> np.ndarray:
         """Return so far of each record, averaged over the learner seats."""
         return records["ep_return"][:, self.seats].mean(axis=1)
 
-    def on_step(self, rollout) -> None:
+    def after_step(self, done: np.ndarray, state: tuple) -> None:
         """After an env step: count ended restarts, and snapshot into the archive every ``every`` steps."""
-        done = np.asarray(self.env.done)
         if done.any():
             ended = np.flatnonzero(done)
             mine = ended[self.from_cell[ended] >= 0]
@@ -81,57 +78,55 @@ class ArchiveRestarts:
                 self.from_cell[mine] = -1
                 self.outcomes += mine.size
                 self.wins += int(wins.sum())
-            self.ended[ended] = True
         self.ticks += 1
         if self.ticks % self.every == 0:
-            self._insert(done)
+            self._insert(done, state)
 
-    def _insert(self, done: np.ndarray) -> None:
+    def _insert(self, done: np.ndarray, state: tuple) -> None:
         records = self.env.snapshot()
         states = None
         if self.archive.state_shape:
             # a finished env already shows its fresh start, which begins from a zero state
-            keep = torch.from_numpy(~np.repeat(done, self.rows_per_env)).unsqueeze(-1)
-            rows = [(s.detach().cpu() * keep).reshape(self.env.num_envs, self.rows_per_env, -1)
-                    for s in self.rollout.state]
-            states = torch.stack(rows, 1).numpy()
+            keep = ~np.repeat(done, self.rows_per_env)[:, None]
+            rows = [(s.detach().cpu().numpy() * keep).reshape(self.env.num_envs, self.rows_per_env, -1) for s in state]
+            states = np.stack(rows, 1)
         self.archive.insert(records, self.scores(records), states)
 
-    def after_update(self) -> dict:
-        """Restart a ``fraction`` of the envs whose episode ended in the last rollout; returns ``archive/`` metrics."""
-        candidates = np.flatnonzero(self.ended)
-        self.ended[:] = False
-        picked = candidates[self.rng.random(candidates.size) < self.fraction]
-        if picked.size:
-            self.restart(picked, self.archive.select(picked.size, self.rng, self.frontier))
-        self.restarted += int(picked.size)
+    def restart(self, ended: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+        """Restart a ``fraction`` of the ``ended`` envs from drawn cells; returns them and their recurrent states."""
+        picked = ended[self.rng.random(ended.size) < self.fraction]
+        self.last_restarts = int(picked.size)
+        self.restarted += self.last_restarts
+        if not picked.size:
+            return picked, ()
+        return picked, self.load_cells(picked, self.archive.select(picked.size, self.rng, self.frontier))
+
+    def load_cells(self, envs: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Load the records of ``cells`` into ``envs`` (keeping their generators); returns the cells' recurrent
+        states, one array [trained rows of ``envs``, hidden] per part of the policy's state."""
+        records = self.archive.records[cells].copy()
+        records["rng"] = self.env.snapshot(envs)["rng"]
+        self.env.restore(envs, records)
+        self.from_cell[envs] = cells
+        if not self.archive.state_shape:
+            return ()
+        states = self.archive.states[cells]
+        return tuple(states[:, k].reshape(-1, states.shape[-1]) for k in range(states.shape[1]))
+
+    def metrics(self) -> dict:
+        """``archive/`` metrics of the last rollout (restarts at its end, outcomes of restarts that ended in it)."""
         metrics = {"archive/cells": len(self.archive), "archive/deepest": self.archive.deepest(),
-                   "archive/restarts": int(picked.size), "archive/restarts_total": self.restarted}
+                   "archive/restarts": self.last_restarts, "archive/restarts_total": self.restarted}
         if self.outcomes:
             metrics["archive/restart_success"] = self.wins / self.outcomes
         self.outcomes, self.wins = 0, 0
         return metrics
 
-    def restart(self, envs: np.ndarray, cells: np.ndarray) -> None:
-        """Load the records of ``cells`` into ``envs`` (keeping their generators) and their recurrent states."""
-        records = self.archive.records[cells].copy()
-        records["rng"] = self.env.snapshot(envs)["rng"]
-        self.env.restore(envs, records)
-        self.from_cell[envs] = cells
-        rows = torch.from_numpy((envs[:, None] * self.rows_per_env + np.arange(self.rows_per_env)).reshape(-1))
-        rollout = self.rollout
-        rows = rows.to(rollout.just_done.device)
-        with torch.inference_mode():
-            rollout.just_done[rows] = False  # the restored state carries on; it must not be zeroed
-            for k, s in enumerate(rollout.state):
-                stored = torch.from_numpy(self.archive.states[cells, k]).reshape(-1, s.shape[-1])
-                s[rows] = stored.to(s.device, s.dtype)
-
     # -- checkpoints ------------------------------------------------------------------------
     def save(self, folder: str) -> None:
         """Write the archive and this controller's state into a checkpoint folder."""
         self.archive.save(folder, {"rng": self.rng.bit_generator.state, "from_cell": self.from_cell.tolist(),
-                                   "ended": self.ended.tolist(), "ticks": self.ticks, "restarted": self.restarted})
+                                   "ticks": self.ticks, "restarted": self.restarted})
 
     def load(self, folder: str) -> None:
         """Resume from what :meth:`save` wrote into ``folder``."""
@@ -142,7 +137,6 @@ class ArchiveRestarts:
         self.archive = archive
         self.rng.bit_generator.state = extra["rng"]
         self.from_cell = np.asarray(extra["from_cell"], np.int64)
-        self.ended = np.asarray(extra["ended"], np.bool_)
         self.ticks, self.restarted = int(extra["ticks"]), int(extra["restarted"])
 
 

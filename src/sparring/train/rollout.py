@@ -1,12 +1,15 @@
-"""Rollouts over the in-process BatchedEnv into preallocated [horizon, rows] buffers.
+"""Rollouts over an env batch into preallocated [horizon, rows] buffers, with an episode-end hook.
 
 Only the trained rows are stored; the env's other rows get their actions from an
 opponent (or are ignored by the env when a scripted seat plays inside the kernels).
+An :class:`EpisodeEndHook` (e.g. Go-Explore restarts) may restart ended episodes from
+states of its own between rollouts.
 """
 
 from __future__ import annotations
 
 import time
+from typing import Protocol
 
 import numpy as np
 import torch
@@ -44,13 +47,53 @@ class EpisodeStats:
         return out
 
 
+class EpisodeEndHook(Protocol):
+    """An extension of :class:`Rollout` where episodes end: it watches every step and may restart ended episodes.
+
+    Set it as ``rollout.episode_end`` (Go-Explore's :class:`~sparring.explore.restarts.ArchiveRestarts`
+    is one; a start-state curriculum could be another). The rollout calls:
+
+    - :meth:`after_step` after every env step, before the opponent and the buffers see its results;
+    - :meth:`restart` once at the end of each rollout, after the bootstrap values are computed,
+      with the envs whose episode ended during the rollout (they now play a fresh start).
+
+    The hook may change env records (``env.restore``) only in :meth:`restart`, and only those
+    of the envs it is given. It never writes the rollout: the rollout updates its own
+    bookkeeping from what :meth:`restart` returns, so the restored envs' rows carry on at the
+    next rollout (their recurrent memory is not reset at its first step) from the returned
+    memory, which PPO's training pass replays exactly.
+    """
+
+    def after_step(self, done: np.ndarray, state: tuple[torch.Tensor, ...]) -> None:
+        """Observe one env step.
+
+        Args:
+          done: bool [num_envs], the envs whose episode ended in this step (they already show
+            their fresh start; the env's ``ended_return`` holds what they earned);
+          state: the policy's recurrent state after this step's action, one tensor
+            [trained rows, hidden] per part (``()`` without memory). Read only; the rollout
+            zeroes the rows of ``done`` envs at the next step.
+        """
+
+    def restart(self, ended: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+        """Restart some of the ``ended`` envs (sorted env indices) from records of the hook's choosing.
+
+        Returns ``(envs, states)``: the envs (a subset of ``ended``) that now continue
+        from a restored record, and their recurrent memory: one float array
+        [trained rows of ``envs``, hidden] per part of the rollout's state, rows in the
+        rollout's order (``()`` for a policy without memory).
+        """
+
+
 class Rollout:
     """Collects ``horizon`` steps of ``policy`` on ``env`` for the rows in ``train_rows``.
 
     Args:
-      env: a BatchedEnv; policy: a :class:`~sparring.train.policy.Policy`;
+      env: a BatchedEnv; policy: a :class:`~sparring.players.policy.Policy`;
       horizon: steps per rollout; train_rows: int array of the rows to learn from;
       opponent: fills the actions of the other learner rows (or None); device: torch device.
+
+    ``episode_end`` (None by default) is the rollout's :class:`EpisodeEndHook`; set it before collecting.
     """
 
     def __init__(self, env, policy, horizon: int, train_rows: np.ndarray, opponent=None, device="cpu"):
@@ -73,7 +116,8 @@ class Rollout:
         self.just_done = torch.zeros(n, dtype=torch.bool, device=dev)
         self.stats = EpisodeStats()
         self.steps = 0
-        self.on_step = None  # called as on_step(self) after every env step (the Go-Explore archive uses it)
+        self.episode_end: EpisodeEndHook | None = None
+        self.ended = np.zeros(env.num_envs, np.bool_)  # envs whose episode ended in this rollout (for the hook)
         self._obs_np, self._mask_np = env.obs, env.mask
 
     def _take(self, array: np.ndarray) -> torch.Tensor:
@@ -109,8 +153,9 @@ class Rollout:
                     done |= np.repeat(env.done, env.num_agents)
                 if info:
                     self.stats.add(info)
-                if self.on_step is not None:
-                    self.on_step(self)
+                if self.episode_end is not None:
+                    self.ended |= env.done
+                    self.episode_end.after_step(np.asarray(env.done), self.state)
                 if self.opponent is not None:
                     self.opponent.after_step(rew, env.done)
                 self.rewards[t] = self._take(rew)
@@ -124,5 +169,18 @@ class Rollout:
                 self.state = tuple(s * (~self.just_done).unsqueeze(-1) for s in self.state)
             obs = self._take(self._obs_np)
             self.last_value = policy.value(obs, self.state) if recurrent else policy.value(obs)
+            if self.episode_end is not None:
+                self._restart_ended()
         self.steps += self.horizon * len(self.rows_np)
         return {"perf/env_s": env_s, "perf/infer_s": infer_s}
+
+    def _restart_ended(self) -> None:
+        """Let the hook restart envs that ended in this rollout; their rows carry on from the memory it returns."""
+        envs, states = self.episode_end.restart(np.flatnonzero(self.ended))
+        self.ended[:] = False
+        if not len(envs):
+            return
+        rows = torch.from_numpy(np.flatnonzero(np.isin(self.rows_np // self.env.num_agents, envs))).to(self.device)
+        self.just_done[rows] = False  # the restored state carries on; its memory must not be zeroed
+        for s, stored in zip(self.state, states):
+            s[rows] = torch.from_numpy(stored).to(s.device, s.dtype)

@@ -60,12 +60,13 @@ class Trainer:
         self.optimizer = make_optimizer(self.policy, cfg.optimizer, cfg.lr)
         self.opponent, train_rows = self.opponent_factory(self.env, self.policy, self.device)
         self.rollout = Rollout(self.env, self.policy, cfg.horizon, train_rows, self.opponent, self.device)
-        self.restarts = None  # Go-Explore restarts from an archive (train.archive_fraction > 0)
+        self.restarts = None  # Go-Explore restarts, the rollout's episode-end hook (train.archive_fraction > 0)
         if cfg.archive_fraction > 0:
             from sparring.explore.restarts import ArchiveRestarts
 
-            self.restarts = ArchiveRestarts(self.env, self.rollout, cfg.archive_fraction, cfg.archive_every, cfg.seed,
-                                           cfg.archive_frontier, cfg.archive_start)
+            self.restarts = ArchiveRestarts(self.env, self.rollout.rows_np, self.rollout.state, cfg.archive_fraction,
+                                           cfg.archive_every, cfg.seed, cfg.archive_frontier, cfg.archive_start)
+            self.rollout.episode_end = self.restarts
         elif cfg.archive_start:
             raise ValueError(f"train.archive_start {cfg.archive_start!r} needs restarts to use it: set "
                              "train.archive_fraction (or --archive F) above 0")
@@ -108,7 +109,7 @@ class Trainer:
         collected = time.perf_counter()
         losses = ppo_update(self.policy, self.optimizer, self.rollout, self.cfg)
         if self.restarts is not None:
-            losses.update(self.restarts.after_update())
+            losses.update(self.restarts.metrics())
         end = time.perf_counter()
         self.elapsed += end - start
         self.global_step += self.batch_size
