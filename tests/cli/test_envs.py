@@ -7,7 +7,7 @@ from sparring.cli import main
 
 def test_list_shows_squared(capsys):
     assert main(["list"]) == 0
-    assert "squared: agents=1 obs=121xuint8 heads=[move=5]" in capsys.readouterr().out
+    assert "squared: agents=1 seats=['player(outside)'] obs=121xuint8 heads=[move=5]" in capsys.readouterr().out
 
 
 def test_check_passes_squared_with_overrides(capsys):

@@ -84,6 +84,7 @@ class Duel(Env):
 
     name = "duel"
     num_agents = 2
+    seats = ("player", "opponent")
     obs = staticmethod(_obs)
     actions = Heads(move=SIZES[0], style=SIZES[1], prayer=SIZES[2], food=SIZES[3], spec=SIZES[4])
     state = {**_fighter_fields(), "last": ("i4", (2, HEADS))}
