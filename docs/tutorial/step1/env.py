@@ -6,17 +6,12 @@ import numpy as np
 
 from sparring.kit import Env, Heads, Obs, kernel, knob, rand_int
 
+# -- world: the numbers ----------------------------------------------------------------------------
+
 STAY, LEFT, RIGHT = range(3)  # the values of the action head `move`
 
 
-@dataclass
-class CatchConfig:
-    """Knobs of `catch`."""
-
-    width: int = knob(7, "Columns of the board (at least 3).")
-    height: int = knob(9, "Rows of the board, the paddle's included (at least 3).")
-    balls: int = knob(3, "Balls per episode.")
-
+# -- rules: reset and the tick ---------------------------------------------------------------------
 
 @kernel
 def new_ball(s, cfg):
@@ -48,6 +43,8 @@ def step(s, cfg, act, rew, term, trunc):
             new_ball(s, cfg)
 
 
+# -- observe: the observation and the mask ---------------------------------------------------------
+
 @kernel
 def observe(s, cfg, obs, mask):
     obs[0, 0] = s.paddle / (cfg.width - 1)
@@ -58,6 +55,17 @@ def observe(s, cfg, obs, mask):
     mask[0, STAY] = True
     mask[0, LEFT] = s.paddle > 0
     mask[0, RIGHT] = s.paddle < cfg.width - 1
+
+
+# -- env: the declaration --------------------------------------------------------------------------
+
+@dataclass
+class CatchConfig:
+    """Knobs of `catch`."""
+
+    width: int = knob(7, "Columns of the board (at least 3).")
+    height: int = knob(9, "Rows of the board, the paddle's included (at least 3).")
+    balls: int = knob(3, "Balls per episode.")
 
 
 def _obs(cfg) -> Obs:

@@ -6,19 +6,14 @@ import numpy as np
 
 from sparring.kit import Env, Heads, Obs, kernel, knob, rand_int
 
+# -- world: the numbers ----------------------------------------------------------------------------
+
 STAY, LEFT, RIGHT = range(3)
 STRAIGHT, BOUNCED = range(2)
 CAUGHT = 0
 
 
-@dataclass
-class CatchConfig:
-    """Knobs of `catch`."""
-
-    width: int = knob(7, "Columns of the board (at least 3).")
-    height: int = knob(9, "Rows of the board, the paddle's included (at least 3).")
-    balls: int = knob(3, "Balls per episode.")
-
+# -- rules: reset and the tick ---------------------------------------------------------------------
 
 @kernel
 def new_ball(s, cfg):
@@ -63,6 +58,8 @@ def step(s, cfg, act, rew, term, trunc):
     s.phase = BOUNCED if s.bounced else STRAIGHT
 
 
+# -- observe: the observation and the mask ---------------------------------------------------------
+
 @kernel
 def observe(s, cfg, obs, mask):
     obs[0, 0] = s.paddle / (cfg.width - 1)
@@ -74,6 +71,8 @@ def observe(s, cfg, obs, mask):
     mask[0, LEFT] = s.paddle > 0
     mask[0, RIGHT] = s.paddle < cfg.width - 1
 
+
+# -- scripted: policies the env can play itself ----------------------------------------------------
 
 @kernel
 def follow(s, cfg, agent, act):
@@ -93,6 +92,17 @@ def predict(s, cfg, agent, act):
         col = nxt
         row += 1
     act[0] = STAY if col == s.paddle else (LEFT if col < s.paddle else RIGHT)
+
+
+# -- env: the declaration --------------------------------------------------------------------------
+
+@dataclass
+class CatchConfig:
+    """Knobs of `catch`."""
+
+    width: int = knob(7, "Columns of the board (at least 3).")
+    height: int = knob(9, "Rows of the board, the paddle's included (at least 3).")
+    balls: int = knob(3, "Balls per episode.")
 
 
 def _obs(cfg) -> Obs:

@@ -3,6 +3,10 @@
 The agent starts in the centre of a ``size`` x ``size`` grid; a target sits on
 a uniformly random other tile. Reaching it gives +1 and ends the episode;
 leaving the grid, or running past ``3 * size`` ticks, gives -1 and ends it.
+
+Small enough for one file: its numbers, rules, observation, scripted policy and
+slow paths are all here, where a bigger env has world.py, rules.py, observe.py,
+scripted.py and render.py beside env.py.
 """
 
 from dataclasses import dataclass
