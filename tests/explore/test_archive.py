@@ -64,7 +64,7 @@ def test_selection_favours_thin_cells():
 
 
 def test_frontier_bias_favours_the_deepest_cells():
-    from sparring.envs.serpent.env import DEALT
+    from sparring.envs.serpent.world import DEALT
 
     records = serpent_records(3)
     records["metrics"][:, DEALT] = [0, 36 * 4, 36 * 5]  # progress fields 0, 4 and 5
