@@ -19,6 +19,7 @@ demo: setup
 	$(VENV)/bin/sparring train squared --minutes 2
 
 test: setup
+	$(VENV)/bin/ruff check src tests benchmarks
 	$(PY) -m pytest -q
 
 bench-c: setup

@@ -5,7 +5,8 @@ Builds the default-size model (ModelSize(), a BPE vocabulary of at most 2048 tok
 town descriptions) in a temporary folder, then generates answers to town prompts
 (a character's description and legal actions, chat-formatted): directly at batch
 sizes 1, 8 and 32, and through `sparring serve`'s app on loopback with 8
-concurrent requests (the server batches the requests that wait while it generates). Reports the median of ``repeats`` runs and the ratio to
+concurrent requests (the server batches the requests that wait while it generates). Reports the median of
+``repeats`` runs and the ratio to
 batch 1 measured in the same process. ``torch_threads`` defaults to 1: on a
 loaded 2-core machine two torch threads were 5-30x slower than one and erratic from one minute to the next
 (other processes held the cores), so compare rows of one run at 1 thread. The model is untrained, so answers are

@@ -48,7 +48,8 @@ void step(Env* envs, int num, int n, const int32_t* act, float* rew, uint8_t* te
         rew[i] = 0.0f; term[i] = 0;
         e->tick += 1;
         int m = act[i];
-        if (m == 1) e->row += 1; else if (m == 2) e->row -= 1; else if (m == 3) e->col -= 1; else if (m == 4) e->col += 1;
+        if (m == 1) e->row += 1; else if (m == 2) e->row -= 1;
+        else if (m == 3) e->col -= 1; else if (m == 4) e->col += 1;
         if (e->row < 0 || e->row >= n || e->col < 0 || e->col >= n || e->tick > 3 * n) { rew[i] = -1.0f; term[i] = 1; }
         else if (e->row * n + e->col == e->target) { rew[i] = 1.0f; term[i] = 1; }
         e->ep_return += rew[i];

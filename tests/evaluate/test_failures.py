@@ -39,7 +39,8 @@ def test_tracker_follows_phases_and_low_watermarks():
     assert env.done.all() and env.ended_return.tolist() == [-1.0, 1.0]
     # final phase edge (1), previous phase middle (0), edge began at tick 3, lowest pos 0 and 4
     assert tracker.table().tolist() == [[1, 0, 3, 0], [1, 0, 3, 4]]
-    episodes = np.array([[-1.0, 4, 1, 1, -1.0, 0], [1.0, 4, 1, 0, 1.0, 0]])  # seat 0: return, length, phase, win, returns, seat
+    # seat 0's return, length, phase, the win metric, every seat's return, the evaluated seat
+    episodes = np.array([[-1.0, 4, 1, 1, -1.0, 0], [1.0, 4, 1, 0, 1.0, 0]])
     failures = summarize_failures(toys.Cliff, episodes, tracker.table(), tracker.watermarks, window=20)
     assert failures["losses"] == 1 and failures["by_phase"] == {"middle": 0, "edge": 1}
     assert failures["by_transition"] == {"middle -> edge": {"losses": 1, "within": 1}}

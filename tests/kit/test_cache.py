@@ -5,7 +5,8 @@ import subprocess
 import sys
 import textwrap
 
-HELPER = "from sparring.kit import helper\nfrom pkg.rules import bonus\n\n\n@helper\ndef score(x):\n    return bonus(x) * 10\n"
+HELPER = ("from sparring.kit import helper\nfrom pkg.rules import bonus\n\n\n"
+          "@helper\ndef score(x):\n    return bonus(x) * 10\n")
 
 
 def run(tmp_path) -> tuple[int, bool]:

@@ -10,7 +10,8 @@ from sparring.scaffold.listing import env_summary, format_summary
 def test_list_json_describes_squared(capsys):
     assert main(["list", "--json"]) == 0
     squared = {e["name"]: e for e in json.loads(capsys.readouterr().out)}["squared"]
-    assert squared == {"name": "squared", "agents": 1, "seats": {"player": "outside"}, "obs_size": 121, "obs_dtype": "uint8", "heads": {"move": 5},
+    assert squared == {"name": "squared", "agents": 1, "seats": {"player": "outside"}, "obs_size": 121,
+                       "obs_dtype": "uint8", "heads": {"move": 5},
                        "phases": ["play"], "metrics": ["success"], "scripted": ["greedy"],
                        "best_scripted": "greedy", "source": "sparring.envs.squared.env"}
     duel = env_summary("duel")

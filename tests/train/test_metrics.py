@@ -24,7 +24,8 @@ def test_resume_truncates_and_appends(tmp_path):
     assert [r["train/step"] for r in read_jsonl(str(tmp_path / "metrics.jsonl"))] == [1, 2, 3, 4, 5]
     rows = list(csv.DictReader(open(tmp_path / "metrics.csv")))
     assert [r["train/step"] for r in rows] == ["1", "2", "3", "4", "5"]
-    assert rows[0]["loss/policy"] == "" and json.loads(open(tmp_path / "metrics.jsonl").readline())["loss/policy"] is None
+    first = json.loads(open(tmp_path / "metrics.jsonl").readline())
+    assert rows[0]["loss/policy"] == "" and first["loss/policy"] is None
     assert {p.split("/")[-1] for p in plot_run(str(tmp_path))} == {"env.png", "train.png"}
 
 

@@ -101,7 +101,8 @@ def summarize(env_cls, episodes: np.ndarray, players: dict[str, str] | None = No
     phases = {}
     for p, phase in enumerate(env_cls.phases):
         sel = episodes[:, 2] == p
-        phases[phase] = {"episodes": int(sel.sum()), **{o: int((result[sel] == k).sum()) for k, o in enumerate(OUTCOMES)}}
+        counts = {o: int((result[sel] == k).sum()) for k, o in enumerate(OUTCOMES)}
+        phases[phase] = {"episodes": int(sel.sum()), **counts}
     report["phases"] = phases
     means = {"episode_return": float(episodes[:, 0].mean()) if n else 0.0,
              "episode_length": float(episodes[:, 1].mean()) if n else 0.0}

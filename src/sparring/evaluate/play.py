@@ -144,7 +144,8 @@ def watch(env_name: str, checkpoint: str, opponent: str | None = None, episodes:
     actions = np.zeros((env.rows, len(env.heads.sizes)), np.int32)
     total, finished = 0.0, 0
     while finished < episodes:
-        stream.write("\x1b[H\x1b[2J" + env.render_ansi(0) + f"\nepisode {finished + 1}/{episodes}  return {total:+.2f}\n")
+        stream.write("\x1b[H\x1b[2J" + env.render_ansi(0)
+                     + f"\nepisode {finished + 1}/{episodes}  return {total:+.2f}\n")
         stream.flush()
         for player, player_rows in seated:
             actions[player_rows] = player.act(env, player_rows)

@@ -94,7 +94,8 @@ class BatchedEnv:
         self._pool = np.zeros(0, rec_dtype)
         self._pool_prob = 0.0
         self.obs = np.zeros((self.rows, self.obs_spec.size), self.obs_spec.dtype)
-        self.final_obs = np.zeros_like(self.obs) if self.keep_final else np.zeros((0, self.obs_spec.size), self.obs_spec.dtype)
+        self.final_obs = (np.zeros_like(self.obs) if self.keep_final
+                          else np.zeros((0, self.obs_spec.size), self.obs_spec.dtype))
         self.mask = np.ones((self.rows, self.heads.total), np.bool_)
         self.rewards = np.zeros(self.rows, np.float32)
         self.terminals = np.zeros(self.rows, np.bool_)
@@ -208,7 +209,8 @@ class BatchedEnv:
     def scripted_actions(self, name: str, out: np.ndarray | None = None) -> np.ndarray:
         """Actions [rows, heads] of the env's scripted policy ``name`` for the current states."""
         if name not in self._k.policy_names:
-            raise ValueError(f"env {self.env_cls.name!r} has no scripted policy {name!r}; known: {self._k.policy_names}")
+            raise ValueError(f"env {self.env_cls.name!r} has no scripted policy {name!r}; "
+                             f"known: {self._k.policy_names}")
         if out is None:
             out = np.zeros((self.rows, len(self.heads.sizes)), np.int32)
         getattr(self._k, f"scripted_{self._k.policy_names.index(name)}")(self.records, self.cfg, out)

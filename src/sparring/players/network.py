@@ -52,7 +52,8 @@ class NetworkPlayer:
         with torch.inference_mode():
             obs, mask = torch.from_numpy(env.obs[rows]), torch.from_numpy(env.mask[rows])
             act, logp, value, state = self.net.act(obs.to(self._device), mask.to(self._device), state,
-                                                   None if reset is None else reset.to(self._device), greedy=self.greedy)
+                                                   None if reset is None else reset.to(self._device),
+                                                   greedy=self.greedy)
         for full, part in zip(self._memory, state):
             full[rows_t.to(self._device)] = part
         self.logp, self.value = logp.cpu().numpy(), value.cpu().numpy()
@@ -81,7 +82,8 @@ class NetworkPlayer:
         rows_t = torch.from_numpy(rows)
         with torch.inference_mode():
             for k, s in enumerate(self._memory):
-                s[rows_t.to(self._device)] = torch.from_numpy(np.ascontiguousarray(memory[:, k], np.float32)).to(s.device)
+                part = torch.from_numpy(np.ascontiguousarray(memory[:, k], np.float32))
+                s[rows_t.to(self._device)] = part.to(s.device)
         self._last_tick[rows] = env.records["tick"][rows // env.num_agents].astype(np.int64) - 1
 
 

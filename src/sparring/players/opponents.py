@@ -49,9 +49,11 @@ def resolve_opponent(env_cls, name: str | None, env_config: dict,
         seats = env_cls.learner_seats(make_config(env_cls, env_config))
         if len(seats) < 2:
             raise ValueError(f"--opponent {name!r} needs an env with two learner seats; {env_cls.name!r} has "
-                             f"{len(seats)} with this config" + (f"; its opponent knob takes {list(knob)}" if knob else ""))
+                             f"{len(seats)} with this config"
+                             + (f"; its opponent knob takes {list(knob)}" if knob else ""))
         return env_config, name if name == SELF_PLAY else f"scripted:{name}"
-    raise ValueError(f"unknown opponent {name!r} for env {env_cls.name!r}; valid: {[*knob, *env_cls.scripted, SELF_PLAY]}")
+    raise ValueError(f"unknown opponent {name!r} for env {env_cls.name!r}; "
+                     f"valid: {[*knob, *env_cls.scripted, SELF_PLAY]}")
 
 
 def split_rows(env, other: str | None) -> tuple[np.ndarray, np.ndarray]:

@@ -89,4 +89,5 @@ def config_dict(cfg: TrainConfig) -> dict:
 
 def describe_fields() -> str:
     """One line per setting: name, default, doc (for ``--help``-style listings)."""
-    return "\n".join(f"  --train.{f.name} ({f.default!r}): {f.metadata['doc']}" for f in dataclasses.fields(TrainConfig))
+    fields = dataclasses.fields(TrainConfig)
+    return "\n".join(f"  --train.{f.name} ({f.default!r}): {f.metadata['doc']}" for f in fields)

@@ -41,7 +41,8 @@ class Dashboard:
         m = self.latest
         if not self.live:
             env = " ".join(f"{k[4:]}={_fmt(v)}" for k, v in m.items() if k.startswith("env/") and "phase" not in k)
-            self.stream.write(f"[{100 * progress:5.1f}%] step {m.get('train/step', 0)} sps {_fmt(m.get('train/sps', 0))}"
+            self.stream.write(f"[{100 * progress:5.1f}%] step {m.get('train/step', 0)} "
+                              f"sps {_fmt(m.get('train/sps', 0))}"
                               f" {env} loss/policy={_fmt(m.get('loss/policy', 0))}\n")
             self.stream.flush()
             return

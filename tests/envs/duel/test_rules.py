@@ -125,7 +125,7 @@ def test_unknown_opponent_names_the_valid_ones():
 
 def test_mask_rows_agree_with_legal():
     env = BatchedEnv(Duel, num_envs=16, seed=5, opponent="learner")
-    offsets, sizes = Duel.actions.offsets, Duel.actions.sizes
+    sizes = Duel.actions.sizes
     for _ in range(60):
         env.step(env.scripted_actions("random"))
         for i in range(env.num_envs):

@@ -170,7 +170,8 @@ def describe(s, cfg, agent: int = 0) -> str:
     """What character ``agent`` knows, in plain English (its structured observation, in words)."""
     _check_agent(s, agent)
     t, name = int(s["tick"]), NAMES[agent]
-    when = f"Day {t // DAY + 1} of {cfg.days}, {_clock(t)}{' (night: work and the market are closed)' if t % DAY >= NIGHT else ''}."
+    night = " (night: work and the market are closed)" if t % DAY >= NIGHT else ""
+    when = f"Day {t // DAY + 1} of {cfg.days}, {_clock(t)}{night}."
     if not s["alive"][agent]:
         return f"You are {name}. {when} You fainted and are out for the rest of the episode."
     needs = ", ".join(f"{n} {100 * s['needs'][agent][k]:.0f}% ({_need_words(s['needs'][agent][k])})"

@@ -56,7 +56,8 @@ def check_random_play(report: Report, cls, config: dict, steps: int, seed: int, 
     cfg_before = env.cfg.copy()
     expect = (env.rows, env.obs_spec.size)
     if env.obs.shape != expect or env.obs.dtype != env.obs_spec.dtype:
-        report.add("observations", "fail", f"buffer {env.obs.shape} {env.obs.dtype}, declared {expect} {env.obs_spec.dtype}")
+        report.add("observations", "fail",
+                   f"buffer {env.obs.shape} {env.obs.dtype}, declared {expect} {env.obs_spec.dtype}")
     problems = {"observations": None, "masks": None, "invariants": None, "hidden state": None}
     for t in range(steps + 1):
         if problems["observations"] is None:
