@@ -53,3 +53,15 @@ def test_record_puts_the_right_player_in_each_seat(tmp_path, capsys):
                  "--episodes", "20", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["seats"]["seat1"]["player"] == "scripted:always_zero" and report["seat"] == "seat0"
+
+
+def test_replay_shows_no_move_for_a_seat_the_env_plays(tmp_path, capsys):
+    out = str(tmp_path / "z.parquet")
+    assert main(["record", "toy_match", "--policy", "random", "--opponent", "zeros", "--episodes", "2",
+                 "--out", out]) == 0
+    assert Recording(out).meta.policy == "seat0=random; seat1=env:zeros"
+    capsys.readouterr()
+    assert main(["replay", out, "--print"]) == 0
+    text = capsys.readouterr().out
+    assert "seat0: bit=" in text and "seat1 (played by the env, its move is not recorded)" in text
+    assert "seat1: bit=" not in text

@@ -27,7 +27,7 @@ def test_print_episode_shows_every_tick_with_moves(squared_file):
     print_episode(rec, 1, out)
     text = out.getvalue()
     assert text.count("squared episode 1  tick") == ep.length + 1
-    assert f"agent 0: move={ep.actions[0, 0, 0]}  reward" in text and "episode over" in text
+    assert f"player: move={ep.actions[0, 0, 0]}  reward" in text and "episode over" in text
 
 
 def test_interactive_replay_steps_and_quits_on_keys(squared_file):

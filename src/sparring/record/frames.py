@@ -26,7 +26,8 @@ def action_names(rec: Recording, action) -> dict[str, int]:
 
 
 def tick_text(rec: Recording, ep: Episode, t: int) -> str:
-    """A text picture of tick index ``t`` (0..T): header, the env's ANSI frame, each agent's move."""
+    """A text picture of tick index ``t`` (0..T): header, the env's ANSI frame, each seat's move (by seat name; a
+    seat the env plays itself shows no move: the env ignored the one given and made its own)."""
     cls, s = rec.env_cls, ep.states[t]
     head = (f"{cls.name} episode {ep.id}  tick {int(ep.ticks[t])} ({t}/{ep.length})  "
             f"phase {cls.phases[ep.phases[t]]}")
@@ -36,11 +37,14 @@ def tick_text(rec: Recording, ep: Episode, t: int) -> str:
         body = "\n".join(f"{k} = {v}" for k, v in state_values(s, cls).items())
     lines = [head, body]
     for a in range(rec.meta.num_agents):
-        who = "" if ep.learner[a] else " (played by the env)"
+        seat = cls.seats[a] if len(cls.seats) > a else f"agent {a}"
         ret = float(s["ep_return"][a])
-        if t < ep.length:
+        if t == ep.length:
+            lines.append(f"{seat}: episode over  return {ret:+.3f}")
+        elif ep.learner[a]:
             acts = " ".join(f"{k}={v}" for k, v in action_names(rec, ep.actions[t, a]).items())
-            lines.append(f"agent {a}{who}: {acts}  reward {ep.rewards[t, a]:+.3f}  return {ret:+.3f}")
-        else:
-            lines.append(f"agent {a}{who}: episode over  return {ret:+.3f}")
+            lines.append(f"{seat}: {acts}  reward {ep.rewards[t, a]:+.3f}  return {ret:+.3f}")
+        else:  # the env ignored the action given for this seat and chose its own inside the kernels
+            lines.append(f"{seat} (played by the env, its move is not recorded)  reward {ep.rewards[t, a]:+.3f}  "
+                         f"return {ret:+.3f}")
     return "\n".join(lines)
