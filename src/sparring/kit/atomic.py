@@ -1,0 +1,106 @@
+"""Writing a file or a folder all at once: into a temporary sibling, flushed to disk, then renamed into place.
+
+A reader, or a process killed in the middle of a write, sees the old content or the
+new one, never a part. On an error the temporary file or folder is removed and the
+old one is left as it was. Temporary names start with a dot and hold ``.tmp``; a
+process killed outright (SIGKILL, power loss) may leave one behind, never in place
+of the real name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from typing import IO
+
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)  # reading the umask means setting it: done once, at import, not while threads write
+
+
+def _mode(path: str, default: int) -> int:
+    """The permissions ``path`` has now, or ``default`` less the umask for a new one (mkstemp makes them private)."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        return default & ~_UMASK
+
+
+def _sync(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[str]:
+    """Yield a new temporary path beside ``path``, with the same extension, for a writer that takes a path.
+
+    On success the file written there is flushed to disk and replaces ``path`` in one
+    rename (keeping the permissions of the file it replaces); on an error it is
+    removed and ``path`` is untouched. The folder of ``path`` must exist.
+    """
+    path = os.path.abspath(path)
+    folder, name = os.path.split(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp" + os.path.splitext(name)[1], dir=folder)
+    os.close(fd)
+    try:
+        yield tmp
+        os.chmod(tmp, _mode(path, 0o666))
+        _sync(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    _sync(folder)  # the rename itself survives a crash
+
+
+@contextlib.contextmanager
+def atomic_file(path: str | os.PathLike, mode: str = "w", **open_args) -> Iterator[IO]:
+    """Yield a file opened with ``mode`` ("w" or "wb", and ``open_args``) that replaces ``path`` when the block ends.
+
+    As :func:`atomic_path`: on an error nothing of the write remains and ``path`` is untouched.
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_file writes a whole file: mode must be 'w' or 'wb', got {mode!r}")
+    with atomic_path(path) as tmp, open(tmp, mode, **open_args) as fh:
+        yield fh
+
+
+@contextlib.contextmanager
+def atomic_folder(path: str | os.PathLike) -> Iterator[str]:
+    """Yield a new, empty temporary folder beside ``path``; when the block ends it becomes ``path``.
+
+    On success every file in it is flushed to disk, an existing ``path`` is renamed
+    aside, the new folder renamed into place and the old one deleted; a crash between
+    the two renames leaves the old folder under its hidden name, never a half-written
+    one under ``path``. On an error the temporary folder is removed and ``path`` is
+    untouched. The folder of ``path`` must exist.
+    """
+    path = os.path.abspath(path)
+    parent, name = os.path.split(path)
+    tmp = tempfile.mkdtemp(prefix=f".{name}.", suffix=".tmp", dir=parent)
+    old = tmp + ".old"
+    try:
+        os.chmod(tmp, _mode(path, 0o777))
+        yield tmp
+        for folder, _, files in os.walk(tmp):
+            for file in files:
+                if not os.path.islink(os.path.join(folder, file)):
+                    _sync(os.path.join(folder, file))
+            _sync(folder)
+        if os.path.exists(path):
+            os.rename(path, old)
+        os.rename(tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if os.path.exists(old) and not os.path.exists(path):
+            os.rename(old, path)
+        raise
+    _sync(parent)
+    shutil.rmtree(old, ignore_errors=True)

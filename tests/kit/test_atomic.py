@@ -1,0 +1,102 @@
+import os
+
+import pytest
+
+from sparring.kit.atomic import atomic_file, atomic_folder, atomic_path
+
+
+class Boom(Exception):
+    pass
+
+
+def test_file_replaces_the_old_one(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text("old")
+    with atomic_file(path) as fh:
+        fh.write("new")
+        assert path.read_text() == "old"  # not in place before the block ends
+    assert path.read_text() == "new"
+    assert os.listdir(tmp_path) == ["a.json"]
+
+
+def test_a_failed_file_write_leaves_the_old_file_and_no_temp(tmp_path):
+    path = tmp_path / "a.bin"
+    path.write_bytes(b"old")
+    with pytest.raises(Boom), atomic_file(path, "wb") as fh:
+        fh.write(b"half")
+        raise Boom
+    assert path.read_bytes() == b"old"
+    assert os.listdir(tmp_path) == ["a.bin"]
+
+
+def test_a_failed_first_write_leaves_nothing(tmp_path):
+    with pytest.raises(Boom), atomic_file(tmp_path / "new.txt") as fh:
+        fh.write("half")
+        raise Boom
+    assert os.listdir(tmp_path) == []
+
+
+def test_path_keeps_the_extension_and_the_permissions(tmp_path):
+    path = tmp_path / "plot.png"
+    path.write_bytes(b"old")
+    os.chmod(path, 0o640)
+    with atomic_path(path) as tmp:
+        assert tmp.endswith(".png") and os.path.dirname(tmp) == str(tmp_path)
+        with open(tmp, "wb") as fh:
+            fh.write(b"new")
+    assert path.read_bytes() == b"new"
+    assert path.stat().st_mode & 0o777 == 0o640
+
+
+def test_a_new_file_gets_the_usual_permissions(tmp_path):
+    umask = os.umask(0o022)
+    os.umask(umask)
+    with atomic_file(tmp_path / "new.txt") as fh:
+        fh.write("x")
+    assert (tmp_path / "new.txt").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_file_mode_must_write_a_whole_file(tmp_path):
+    with pytest.raises(ValueError, match="'a'"), atomic_file(tmp_path / "x", "a"):
+        pass
+
+
+def test_folder_replaces_the_old_one(tmp_path):
+    path = tmp_path / "model"
+    path.mkdir()
+    (path / "stale.txt").write_text("old")
+    with atomic_folder(path) as tmp:
+        assert os.listdir(tmp) == []
+        os.makedirs(os.path.join(tmp, "sub"))
+        with open(os.path.join(tmp, "sub", "w.txt"), "w") as fh:
+            fh.write("new")
+        assert (path / "stale.txt").exists()
+    assert sorted(os.listdir(path)) == ["sub"]
+    assert (path / "sub" / "w.txt").read_text() == "new"
+    assert os.listdir(tmp_path) == ["model"]
+
+
+def test_a_failed_folder_write_leaves_the_old_folder_and_no_temp(tmp_path):
+    path = tmp_path / "model"
+    path.mkdir()
+    (path / "w.txt").write_text("old")
+    with pytest.raises(Boom), atomic_folder(path) as tmp:
+        with open(os.path.join(tmp, "w.txt"), "w") as fh:
+            fh.write("half")
+        raise Boom
+    assert (path / "w.txt").read_text() == "old"
+    assert os.listdir(tmp_path) == ["model"]
+
+
+def test_a_failed_first_folder_write_leaves_nothing(tmp_path):
+    with pytest.raises(Boom), atomic_folder(tmp_path / "new"):
+        raise Boom
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_new_folder_gets_the_usual_permissions(tmp_path):
+    umask = os.umask(0o022)
+    os.umask(umask)
+    with atomic_folder(tmp_path / "new"):
+        pass
+    assert (tmp_path / "new").stat().st_mode & 0o777 == 0o777 & ~umask
