@@ -236,3 +236,60 @@ class PairVsIdle(Pair):
     @classmethod
     def learner_seats(cls, config):
         return (0,)
+
+
+LINE = 12
+
+
+@kernel
+def chase_reset(s, cfg):
+    s.pos[0] = 0
+    s.pos[1] = 4
+
+
+@kernel
+def chase_step(s, cfg, act, rew, term, trunc):
+    s.pos[0] += 1  # the env plays the chaser: one step towards the runner
+    if act[1, 0] == RIGHT and s.pos[1] < LINE - 1:
+        s.pos[1] += 1
+    elif act[1, 0] == LEFT and s.pos[1] > 0:
+        s.pos[1] -= 1
+    caught = s.pos[0] >= s.pos[1]
+    if caught or s.tick >= 10:
+        rew[0] = 1.0 if caught else -1.0
+        rew[1] = -rew[0]
+        term[0] = True
+        term[1] = True
+
+
+@kernel
+def chase_observe(s, cfg, obs, mask):
+    for a in range(2):
+        obs[a, 0] = s.pos[0] / LINE
+        obs[a, 1] = s.pos[1] / LINE
+        for k in range(3):
+            mask[a, k] = True
+
+
+@kernel
+def chase_run(s, cfg, agent, act):
+    act[0] = RIGHT  # away from the chaser (and, for the chaser's seat, towards the runner)
+
+
+class Chase(Env):
+    """An asymmetric tag game: the env's chaser runs at the runner; the runner (the only seat taken from outside)
+    wins by not being caught for 10 ticks."""
+
+    name = "toy_chase"
+    num_agents = 2
+    seats = ("chaser", "runner")
+    obs = Obs(2, np.float32, low=0.0, high=1.0)
+    actions = Heads(move=3)
+    state = {"pos": ("i4", (2,))}
+    reset, step, observe = chase_reset, chase_step, chase_observe
+    scripted = {"run": chase_run}
+    best_scripted = "run"
+
+    @classmethod
+    def learner_seats(cls, config):
+        return (1,)

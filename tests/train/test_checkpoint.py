@@ -6,7 +6,8 @@ import os
 import pytest
 import torch
 
-from sparring.train.checkpoint import load_policy, restore_trainer, save_checkpoint
+from sparring.players.load import load_policy
+from sparring.train.checkpoint import restore_trainer, save_checkpoint
 from sparring.train.config import make_train_config
 from sparring.train.trainer import Trainer
 from tests.train import toys  # noqa: F401  (registers the toy envs)

@@ -57,3 +57,13 @@ def test_text_report_ends_with_a_verdict():
     text = run(toys.LiesInMask).text()
     assert text.splitlines()[-1].startswith("FAILED")
     assert "FAIL mask honesty" in text
+
+
+def test_the_audit_plays_each_seat_taken_from_outside_and_reads_that_seats_return():
+    # the runner standing still is caught (its return -1) while the chaser's return is +1: read from the chaser's
+    # seat, idling would look better than running away; read from the runner's own seat, it is worse
+    report = run(toys.Chase)
+    audit = [f for f in report.findings if f.check.startswith("reward audit")]
+    assert [f.check for f in audit] == ["reward audit (runner)"], report.text()
+    assert "noop -1.000" in audit[0].message and "scripted:run +1.000" in audit[0].message
+    assert "'noop'" not in audit[0].message  # idling is not among the policies that match the script
