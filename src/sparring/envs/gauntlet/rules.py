@@ -11,9 +11,8 @@ Within a tick the rules resolve in this order:
    run (+1).
 3. The player moves one tile (8 directions) onto an open tile without a monster.
 4. Monsters act in slot order, then the final boss (see :mod:`sparring.envs.gauntlet.world`
-   and :mod:`sparring.envs.gauntlet.monsters`). Protection
-   prayers block all damage of their style, except the final boss's big hit,
-   which only the shield stops.
+   and :mod:`sparring.envs.gauntlet.monsters`). Protection prayers block all damage
+   of their style, except the final boss's big hit, which only the shield stops.
 5. Prayer drains one point every ``DRAIN_EVERY`` ticks prayed; the weapon cools.
 6. A wave whose monsters are all dead is cleared (``reward_wave``, 0 by default);
    the next one spawns ``WAVE_GAP`` ticks later.
