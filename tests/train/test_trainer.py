@@ -45,6 +45,16 @@ def test_scripted_policy_plays_the_other_seat():
     assert metrics["env/win"] > 0.9
 
 
+def test_a_seat_named_with_a_player_keeps_it_and_the_learner_takes_the_other():
+    trainer = Trainer("toy_match", tiny(steps=32 * 16 * 40, lr=0.02), seats={"seat0": "scripted:always_zero"})
+    assert (trainer.rollout.rows_np % 2 == 1).all()  # the learner trains seat1, the only free seat
+    while not trainer.finished():
+        metrics = trainer.iterate()
+    assert metrics["env/win"] < 0.1  # seat 0 (the script) rarely matches: seat 1 learned to differ
+    with pytest.raises(ValueError, match="leave one of \\['seat0', 'seat1'\\] for the learner"):
+        Trainer("toy_match", tiny(), seats={"seat0": "random", "seat1": "random"})
+
+
 def test_both_seats_learn_by_default_and_unknown_opponents_fail():
     assert len(Trainer("toy_match", tiny()).rollout.rows_np) == 64
     with pytest.raises(ValueError, match="valid: .*always_zero.*self"):

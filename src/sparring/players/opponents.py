@@ -56,20 +56,6 @@ def resolve_opponent(env_cls, name: str | None, env_config: dict,
                      f"valid: {[*knob, *env_cls.scripted, SELF_PLAY]}")
 
 
-def split_rows(env, other: str | None) -> tuple[np.ndarray, np.ndarray]:
-    """(rows of the trained or evaluated seat, rows of the opponent's seats) of a BatchedEnv.
-
-    Without an outside opponent (``other`` None) every learner row is the player's; else the
-    first learner seat is, and the other learner seats are the opponent's.
-    """
-    rows = np.flatnonzero(env.learner_rows)
-    if other is None:
-        return rows, rows[:0]
-    seat = rows % env.num_agents
-    first = seat.min()
-    return rows[seat == first], rows[seat != first]
-
-
 def parse_seats(values: list[str] | None) -> dict[str, str]:
     """``["runner=checkpoint:RUN", "chaser=scripted:bfs"]`` (from ``--seat NAME=PLAYER``) -> {seat: player spec}."""
     seats: dict[str, str] = {}

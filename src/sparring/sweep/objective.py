@@ -8,7 +8,7 @@ import torch
 
 from sparring.evaluate.episodes import play_episodes, summarize
 from sparring.players.network import NetworkPlayer
-from sparring.players.opponents import resolve_opponent, seat_players
+from sparring.players.opponents import resolve_seats, seat_players
 from sparring.kit import BatchedEnv, registry
 from sparring.train.config import make_train_config
 from sparring.train.trainer import Trainer
@@ -33,10 +33,10 @@ def check_metric(env_cls, metric: str) -> str:
 def score(trainer: Trainer, metric: str, episodes: int, seed: int = EVAL_SEED) -> float:
     """``metric`` of ``trainer``'s policy over ``episodes`` fresh episodes (same seed for every trial)."""
     env_cls = trainer.env.env_cls
-    env_config, other = resolve_opponent(env_cls, trainer.opponent_name, trainer.env_config)
+    env_config, other, assigned = resolve_seats(env_cls, trainer.seats, trainer.opponent_name, trainer.env_config)
     env = BatchedEnv(env_cls, num_envs=min(128, episodes), seed=seed, autoreset=False, **env_config)
-    player = NetworkPlayer(trainer.policy, "trainer")
-    data = play_episodes(env, seat_players(env, player, other, NetworkPlayer(trainer.policy, "self")), episodes)
+    player, mirror = NetworkPlayer(trainer.policy, "trainer"), NetworkPlayer(trainer.policy, "self")
+    data = play_episodes(env, seat_players(env, player, other, mirror, assigned, seed), episodes)
     report = summarize(env_cls, data)
     return float(report["win"]["rate"] if metric == "win_rate" else report["means"][metric])
 

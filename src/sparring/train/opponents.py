@@ -8,30 +8,84 @@ import copy
 import numpy as np
 import torch
 
-from sparring.players.opponents import SELF_PLAY, resolve_opponent, split_rows
-from sparring.players.simple import ScriptedPlayer
+from sparring.players import ScriptedPlayer, make_player
+from sparring.players.opponents import SELF_PLAY, resolve_seats
 
 GROUPS = 4  # env groups, each facing one pool member per update: few forwards per step, varied opponents
 
 
-def make_opponent(env_cls, name: str | None, env_config: dict, cfg, explicit: dict | None = None):
-    """Resolve ``--opponent NAME`` (see :func:`~sparring.players.opponents.resolve_opponent`) into
-    (env config, factory(env, policy, device) -> (opponent or None, trained rows))."""
-    env_config, other = resolve_opponent(env_cls, name, env_config, explicit)
-    if other is None:
-        return env_config, lambda env, policy, device: (None, split_rows(env, None)[0])
-    cls = PoolOpponent if other == SELF_PLAY else ScriptedOpponent
-    return env_config, lambda env, policy, device: cls.build(env, policy, device, other, cfg)
+def make_opponent(env_cls, name: str | None, env_config: dict, cfg, explicit: dict | None = None,
+                  seats: dict | None = None):
+    """Resolve ``--opponent NAME`` and ``--seat NAME=PLAYER`` (see :func:`~sparring.players.opponents.resolve_seats`)
+    into (env config, factory(env, policy, device) -> (opponent or None, trained rows)).
+
+    The learner trains the first seat taken from outside that no ``--seat`` names; with an
+    opponent (a script or ``self``) the other free seats are the opponent's, else the learner's
+    too. Each named seat is played by its player throughout.
+    """
+    env_config, other, assigned = resolve_seats(env_cls, seats or {}, name, env_config, explicit)
+
+    def factory(env, policy, device):
+        learner = np.flatnonzero(env.learner_rows[:env.num_agents])
+        free = [seat for seat in learner if seat not in assigned]
+        if not free:
+            raise ValueError(f"every seat taken from outside has a --seat player; leave one of "
+                             f"{[env_cls.seats[k] for k in learner]} for the learner")
+        rows = np.arange(env.rows)
+        seat_of = rows % env.num_agents
+        train = rows[np.isin(seat_of, free if other is None else free[:1])]
+        opponent = None
+        if other is not None:
+            opp_rows = rows[np.isin(seat_of, free[1:])]
+            opponent = PoolOpponent(env, policy, opp_rows, cfg.pool_size, cfg.pool_every, cfg.seed, device) \
+                if other == SELF_PLAY else ScriptedOpponent(env, other.partition(":")[2], opp_rows)
+        if assigned:
+            fixed = [(make_player(spec, env, cfg.seed), rows[seat_of == seat])
+                     for seat, spec in sorted(assigned.items())]
+            opponent = SeatedOpponents(env, opponent, fixed)
+        return opponent, train
+    return env_config, factory
+
+
+class SeatedOpponents:
+    """The ``--seat`` players in their seats, next to the opponent of the other seats (if any), as one opponent."""
+
+    def __init__(self, env, opponent, fixed: list):
+        self.env, self.opponent, self.fixed = env, opponent, fixed
+
+    def fill(self, actions: np.ndarray) -> None:
+        """Each player's actions for its seat's rows, then the opponent's."""
+        for player, rows in self.fixed:
+            actions[rows] = player.act(self.env, rows)
+        if self.opponent is not None:
+            self.opponent.fill(actions)
+
+    def after_step(self, rewards, env_done) -> None:
+        """The opponent's bookkeeping (fixed players keep their own memory by tick)."""
+        if self.opponent is not None:
+            self.opponent.after_step(rewards, env_done)
+
+    def after_update(self, iteration: int) -> None:
+        """The opponent's update (fixed players do not change)."""
+        if self.opponent is not None:
+            self.opponent.after_update(iteration)
+
+    def metrics(self) -> dict:
+        """The opponent's metrics."""
+        return self.opponent.metrics() if self.opponent is not None else {}
+
+    def state(self) -> dict:
+        """The opponent's state (fixed players are rebuilt from their specs)."""
+        return self.opponent.state() if self.opponent is not None else {"json": {}, "tensors": {}}
+
+    def load_state(self, state: dict) -> None:
+        """Restore the opponent's state."""
+        if self.opponent is not None:
+            self.opponent.load_state(state)
 
 
 class ScriptedOpponent:
     """A scripted policy of the env plays the non-trained learner seats."""
-
-    @classmethod
-    def build(cls, env, policy, device, spec, cfg):
-        """Opponent and trained rows (see :func:`make_opponent`)."""
-        train, opp = split_rows(env, spec)
-        return cls(env, spec.partition(":")[2], opp), train
 
     def __init__(self, env, script: str, rows: np.ndarray):
         self.env, self.rows = env, rows
@@ -66,12 +120,6 @@ class PoolOpponent:
     Envs are split into a few groups; each group faces one pool member, re-drawn after every update
     with weight (1 - p)^2, p the learner's smoothed win rate against that member (draws count half).
     """
-
-    @classmethod
-    def build(cls, env, policy, device, spec, cfg):
-        """Opponent and trained rows (see :func:`make_opponent`)."""
-        train, opp = split_rows(env, spec)
-        return cls(env, policy, opp, cfg.pool_size, cfg.pool_every, cfg.seed, device), train
 
     def __init__(self, env, policy, rows, pool_size: int, pool_every: int, seed: int, device):
         self.env, self.policy, self.rows, self.device = env, policy, rows, device

@@ -39,10 +39,12 @@ class Trainer:
     Args:
       env_name: registry name; cfg: a :class:`TrainConfig`; env_config: env config
       overrides; opponent: ``None`` (the env's default), a value of the env's
-      ``opponent`` knob, one of its scripted policies, or ``"self"`` (past-policy pool).
+      ``opponent`` knob, one of its scripted policies, or ``"self"`` (past-policy pool);
+      seats: ``{seat name: player spec}`` for seats played by a fixed player (``--seat``).
     """
 
-    def __init__(self, env_name: str, cfg: TrainConfig, env_config: dict | None = None, opponent: str | None = None):
+    def __init__(self, env_name: str, cfg: TrainConfig, env_config: dict | None = None, opponent: str | None = None,
+                 seats: dict | None = None):
         self.env_name, self.cfg = env_name, cfg
         torch.manual_seed(cfg.seed)
         # auto leaves a core to the env step and the OS: two busy torch threads on two cores stall
@@ -50,8 +52,9 @@ class Trainer:
         torch.set_num_threads(cfg.threads or max(1, (os.cpu_count() or 1) - 1))
         self.device = pick_device(cfg.device)
         env_cls = registry.get(env_name)
-        self.opponent_name = opponent
-        env_config, self.opponent_factory = make_opponent(env_cls, opponent, dict(env_config or {}), cfg)
+        self.opponent_name, self.seats = opponent, dict(seats or {})
+        env_config, self.opponent_factory = make_opponent(env_cls, opponent, dict(env_config or {}), cfg,
+                                                          seats=self.seats)
         self.env_config = env_config
         anneal = parse_anneal(cfg.env_anneal, cfg.vec)  # checked before any worker starts
         self.env = make_env(env_cls, cfg.num_envs, cfg.seed, cfg.vec, cfg.workers, cfg.ray_address, **env_config)
