@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
-import os
 import sys
 import tempfile
 import time
@@ -41,6 +40,7 @@ from scipy.stats import mannwhitneyu
 from sparring.explore.explore import Explorer
 from sparring.explore.reach import reach
 from sparring.kit import registry
+from sparring.kit.atomic import atomic_file
 from sparring.train.config import make_train_config
 from sparring.train.trainer import Trainer
 
@@ -165,10 +165,8 @@ def main(argv=None) -> None:
     summary = report(runs, runs["baseline"][0]["field"])
     print(f"({time.perf_counter() - start:.0f} s in all)")
     if args.json:
-        tmp = args.json + ".tmp"
-        with open(tmp, "w") as fh:
+        with atomic_file(args.json) as fh:
             json.dump({"args": vars(args), "exploration": exploration, "runs": runs, **summary}, fh, indent=1)
-        os.replace(tmp, args.json)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ import time
 import numpy as np
 import torch
 
+from sparring.kit.atomic import atomic_file
 from sparring.lm.choice import LineScorer
 from sparring.lm.distill import DistillConfig, distill
 from sparring.lm.grpo import GRPOConfig, Run, _load, grpo, main_log
@@ -49,9 +50,8 @@ def _evaluate(folder: str, args, label: str, cache: bool = False) -> dict:
         result = evaluate(LineScorer(model, tok), args.episodes, EVAL_SEED, args.temperature, args.goal,
                           days=args.days)
         if cache:
-            with open(saved + ".tmp", "w", encoding="utf-8") as f:
+            with atomic_file(saved, encoding="utf-8") as f:
                 json.dump(result, f)
-            os.replace(saved + ".tmp", saved)
     low, high = result["ci95"]
     print(f"{label}: success {result['success_rate']:.3f} [{low:.3f}, {high:.3f}] over {result['episodes']} "
           f"episodes; {result['tokens_per_s']:.0f} tokens/s read while playing, {result['decisions_per_s']:.1f} "

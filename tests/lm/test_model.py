@@ -58,22 +58,3 @@ def test_saved_folder_loads_and_generates_within_limits(tiny_folder, tiny_model,
         save_model_folder(tiny_model.model, tiny_model.tokenizer, tiny_folder)
     with pytest.raises(ValueError, match="not a model folder"):
         LocalModel(str(tmp_path))
-
-
-def test_an_atomic_folder_is_swapped_in_whole_or_not_at_all(tmp_path):
-    from sparring.lm.model import atomic_folder
-
-    out = tmp_path / "out"
-    atomic_folder(str(out), lambda tmp: open(f"{tmp}/a", "w").write("1"))
-    assert (out / "a").read_text() == "1"
-
-    def half_written(tmp):
-        open(f"{tmp}/a", "w").write("2")
-        raise RuntimeError("crash while writing")
-
-    with pytest.raises(RuntimeError, match="crash"):
-        atomic_folder(str(out), half_written)
-    assert (out / "a").read_text() == "1"  # the old folder is untouched
-    atomic_folder(str(out), lambda tmp: open(f"{tmp}/b", "w").write("3"))
-    assert sorted(p.name for p in out.iterdir()) == ["b"]
-    assert [p.name for p in tmp_path.iterdir()] == ["out"]  # no temporary or old folders left

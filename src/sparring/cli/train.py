@@ -82,7 +82,7 @@ def cmd_sweep(args, extra) -> int:
 
 def cmd_ablate(args, extra) -> int:
     """Train each value of one knob over K seeds; print means, intervals and the verdicts."""
-    from sparring.record.store import atomic_output
+    from sparring.kit.atomic import atomic_file
     from sparring.sweep.ablate import ablate
 
     groups = override_groups(extra, {"env", "train"})
@@ -95,7 +95,7 @@ def cmd_ablate(args, extra) -> int:
                     args.opponent, args.metric, args.test, args.episodes, args.first_seed, progress=show)
     print(result.to_json() if args.json else result.table())
     if args.out:
-        with atomic_output(args.out, ".json") as tmp, open(tmp, "w") as fh:
+        with atomic_file(args.out) as fh:
             fh.write(result.to_json())
     return 0
 

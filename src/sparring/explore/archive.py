@@ -24,6 +24,7 @@ import os
 import numpy as np
 
 from sparring.explore.cells import cell_fields, decode, keys_of
+from sparring.kit.atomic import atomic_file
 
 FORMAT = 1
 _COUNTS = ("visits", "chosen", "restarts", "successes")
@@ -141,24 +142,21 @@ class Archive:
 
     # -- files ------------------------------------------------------------------------------
     def save(self, folder: str, extra: dict | None = None) -> None:
-        """Write ``archive.npz`` and ``archive.json`` into ``folder``, each atomically (temp file, rename)."""
+        """Write ``archive.npz``, then ``archive.json``, into ``folder``, each all at once (:mod:`sparring.kit.atomic`).
+
+        A save interrupted between the two can leave a new npz beside the old json; :meth:`load` checks
+        that their cell counts agree.
+        """
         os.makedirs(folder, exist_ok=True)
         arrays = {name: getattr(self, name) for name in ("keys", "score", "length", "states", *_COUNTS)}
         arrays["records"] = self.records.view(np.uint8).reshape(len(self), self.records.dtype.itemsize)
-        npz = os.path.join(folder, "archive.npz")
-        with open(npz + ".tmp", "wb") as fh:
+        with atomic_file(os.path.join(folder, "archive.npz"), "wb") as fh:
             np.savez(fh, **arrays)
-            fh.flush()
-            os.fsync(fh.fileno())
         meta = {"format": FORMAT, "env": self.env_cls.name, "fields": list(self.fields), "cells": len(self),
                 "record_dtype": str(self.records.dtype.descr), "state_shape": list(self.state_shape),
                 "extra": extra or {}}
-        with open(os.path.join(folder, "archive.json.tmp"), "w") as fh:
+        with atomic_file(os.path.join(folder, "archive.json")) as fh:
             json.dump(meta, fh, indent=1)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(npz + ".tmp", npz)
-        os.replace(os.path.join(folder, "archive.json.tmp"), os.path.join(folder, "archive.json"))
 
     @classmethod
     def load(cls, folder: str, env_cls: type) -> tuple["Archive", dict]:

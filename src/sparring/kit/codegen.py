@@ -12,11 +12,11 @@ import hashlib
 import inspect
 import os
 import sys
-import tempfile
 import types
 
 import numba
 
+from sparring.kit.atomic import atomic_file
 from sparring.kit.cache import KIT_DIR, cache_root, source_digest
 
 _TEMPLATE = '''\
@@ -145,10 +145,8 @@ def compile_batch(env_cls: type) -> types.ModuleType:
     if cache:
         path = os.path.join(gen_dir(), f"{env_cls.name}_{digest}.py")
         if not os.path.exists(path):
-            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
-            with os.fdopen(fd, "w") as fh:
+            with atomic_file(path) as fh:
                 fh.write(source)
-            os.replace(tmp, path)
     else:
         path = f"<sparring batch for {env_cls.name}>"
     module = types.ModuleType(f"sparring_batch_{env_cls.name}_{digest or id(env_cls)}")

@@ -127,15 +127,6 @@ def lr_at(step: int, steps: int, peak: float) -> float:
     return peak * (0.1 + 0.45 * (1 + np.cos(np.pi * frac)))
 
 
-def save_folder(model, tokenizer, out: str, info: dict, overwrite: bool = False) -> str:
-    """Save model, tokenizer and ``info`` (as ``sparring.json``) to ``out`` atomically."""
-    from sparring.lm.model import save_model_folder
-
-    if os.path.exists(out) and not overwrite:
-        raise FileExistsError(f"{os.path.abspath(out)} exists; choose a new folder")
-    return save_model_folder(model, tokenizer, out, overwrite=True, info=info)
-
-
 def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", progress: bool = True,
             **env_config) -> dict:
     """Record the teacher, build and fine-tune the model, save it to ``out``; returns the report it also saves."""
@@ -143,7 +134,7 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
     from tqdm import tqdm
 
     from sparring.lm.choice import LineScorer
-    from sparring.lm.model import build_model, train_tokenizer
+    from sparring.lm.model import build_model, save_model_folder, train_tokenizer
 
     if cfg.episodes < 2 or cfg.steps < 1 or cfg.batch_size < 1 or not 0 < cfg.held_out < 1:
         raise ValueError(f"distill needs episodes >= 2, steps >= 1, batch_size >= 1 and 0 < held_out < 1; got "
@@ -182,5 +173,5 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
               "held_out_accuracy": accuracy(scorer, test), "train_accuracy": accuracy(scorer, train[:len(test)]),
               "parameters": sum(p.numel() for p in model.parameters()), "seconds": time.perf_counter() - started,
               "config": dataclasses.asdict(cfg)}
-    save_folder(model, tokenizer, out, {"distill": report})
+    save_model_folder(model, tokenizer, out, info={"distill": report})
     return report

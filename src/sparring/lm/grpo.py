@@ -26,9 +26,9 @@ import time
 
 import numpy as np
 
-from sparring.lm.distill import save_folder
+from sparring.kit.atomic import atomic_file, atomic_folder, atomic_path
 from sparring.lm.lora import AdapterOff, add_lora, peft_quiet
-from sparring.lm.model import atomic_folder
+from sparring.lm.model import save_model_folder
 from sparring.lm.rollout import GOALS, Rollout, TurnSample, learner_env, play_out
 from sparring.lm.starts import StartStates
 
@@ -151,16 +151,20 @@ class Run:
         import torch
 
         if hasattr(model, "merge_and_unload"):  # a peft model: model/ stays a plain model folder
-            save_folder(copy.deepcopy(model).merge_and_unload(), tokenizer, self.model, {"grpo": state},
-                        overwrite=True)
-            atomic_folder(self.adapter, model.save_pretrained)
+            save_model_folder(copy.deepcopy(model).merge_and_unload(), tokenizer, self.model, overwrite=True,
+                              info={"grpo": state})
+            with atomic_folder(self.adapter) as tmp:
+                model.save_pretrained(tmp)
         else:
-            save_folder(model, tokenizer, self.model, {"grpo": state}, overwrite=True)
-        _atomic(os.path.join(self.out, "optimizer.pt"),
-                lambda p: torch.save({"optimizer": opt.state_dict(), "torch_rng": torch.get_rng_state()}, p))
-        _atomic(self.metrics, lambda p: _write_lines(p, history))
-        _atomic(self.state, lambda p: _write_json(p, state))
-        _atomic(self.plot, lambda p: plot_success(history, p))
+            save_model_folder(model, tokenizer, self.model, overwrite=True, info={"grpo": state})
+        with atomic_path(os.path.join(self.out, "optimizer.pt")) as tmp:
+            torch.save({"optimizer": opt.state_dict(), "torch_rng": torch.get_rng_state()}, tmp)
+        with atomic_file(self.metrics, encoding="utf-8") as f:
+            f.writelines(json.dumps(r) + "\n" for r in history)
+        with atomic_file(self.state, encoding="utf-8") as f:
+            json.dump(state, f, indent=1)
+        with atomic_path(self.plot) as tmp:
+            plot_success(history, tmp)
 
     def load_history(self, iterations: int) -> list[dict]:
         """Metrics lines of the first ``iterations`` iterations."""
@@ -168,22 +172,6 @@ class Run:
             return []
         with open(self.metrics, encoding="utf-8") as f:
             return [row for row in map(json.loads, f) if row["iteration"] < iterations]
-
-
-def _atomic(path: str, write) -> None:
-    tmp = f"{path}.tmp-{os.getpid()}"
-    write(tmp)
-    os.replace(tmp, path)
-
-
-def _write_lines(path: str, rows: list[dict]) -> None:
-    with open(path, "w", encoding="utf-8") as f:
-        f.writelines(json.dumps(r) + "\n" for r in rows)
-
-
-def _write_json(path: str, obj: dict) -> None:
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(obj, f, indent=1)
 
 
 def plot_success(history: list[dict], path: str) -> None:

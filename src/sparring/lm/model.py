@@ -12,9 +12,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import shutil
-import tempfile
 from collections.abc import Iterable
+
+from sparring.kit.atomic import atomic_folder
 
 BOS, EOS, PAD, UNK = "<|bos|>", "<|end|>", "<|pad|>", "<|unk|>"
 ROLES = ("system", "user", "assistant")
@@ -99,29 +99,6 @@ def build_model(tokenizer, size: ModelSize = ModelSize(), seed: int = 0):
     return model
 
 
-def atomic_folder(out: str, write) -> str:
-    """Fill a fresh temporary folder beside ``out`` with ``write(tmp)``, then swap it in for ``out``.
-
-    An old ``out`` is renamed away before the swap and removed after it; on error
-    the temporary folder is removed and ``out`` is left as it was.
-    """
-    out = os.path.abspath(out)
-    parent = os.path.dirname(out)
-    os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(out)}-", dir=parent)
-    old = f"{tmp}.old"
-    try:
-        write(tmp)
-        if os.path.exists(out):
-            os.rename(out, old)
-        os.rename(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
-    return out
-
-
 def save_model_folder(model, tokenizer, out: str, overwrite: bool = False, info: dict | None = None) -> str:
     """``save_pretrained`` model and tokenizer (and ``info`` as ``sparring.json``) into ``out``, atomically."""
     from transformers.utils import logging as hf_logging
@@ -130,14 +107,15 @@ def save_model_folder(model, tokenizer, out: str, overwrite: bool = False, info:
     if os.path.exists(out) and not overwrite:
         raise FileExistsError(f"{os.path.abspath(out)} exists; choose a new folder or pass overwrite=True")
 
-    def write(tmp: str) -> None:
+    out = os.path.abspath(out)
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with atomic_folder(out) as tmp:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
         if info is not None:
             with open(os.path.join(tmp, "sparring.json"), "w", encoding="utf-8") as f:
                 json.dump(info, f, indent=1)
-
-    return atomic_folder(out, write)
+    return out
 
 
 def build_small_model(lines: Iterable[str], out: str, size: ModelSize = ModelSize(), vocab_size: int = 2048,

@@ -6,8 +6,8 @@ import json
 
 import pyarrow.compute as pc
 
+from sparring.kit.atomic import atomic_file
 from sparring.record.reader import load
-from sparring.record.store import atomic_output
 
 
 def export_jsonl(path: str, out: str, learners_only: bool = True) -> int:
@@ -27,7 +27,7 @@ def export_jsonl(path: str, out: str, learners_only: bool = True) -> int:
     if learners_only:
         keep = pc.and_(keep, table["learner"])
     rows = table.filter(keep).select(["episode", "tick", "agent", "obs_text", "action_text", "reward"])
-    with atomic_output(out, ".jsonl") as tmp, open(tmp, "w", encoding="utf-8") as fh:
+    with atomic_file(out, encoding="utf-8") as fh:
         for r in rows.to_pylist():
             fh.write(json.dumps({"episode": r["episode"], "tick": r["tick"], "agent": r["agent"],
                                  "observation": r["obs_text"], "action": r["action_text"],

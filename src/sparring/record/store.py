@@ -1,7 +1,7 @@
 """Crash-safe Parquet storage: one small segment file per completed row group, merged on close.
 
 While recording, each row group is written to ``<out>.parts/part-NNNNNN.parquet``
-through a temporary file and ``os.replace``, so a segment is either complete or
+all at once (:mod:`sparring.kit.atomic`), so a segment is either complete or
 absent. Closing merges the segments into ``<out>`` (again temp file + rename) and
 deletes them. A killed recording therefore leaves only whole segments, which
 :func:`read_table` recovers.
@@ -9,37 +9,19 @@ deletes them. A killed recording therefore leaves only whole segments, which
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import tempfile
 import warnings
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-_UMASK = os.umask(0o022)
-os.umask(_UMASK)  # reading the umask means setting it: done once, at import
+from sparring.kit.atomic import atomic_path
 
 
 def parts_dir(out: str) -> str:
     """The folder holding the segments of a recording being written to ``out``."""
     return os.fspath(out) + ".parts"
-
-
-@contextlib.contextmanager
-def atomic_output(out: str, suffix: str):
-    """Yield a temporary path beside ``out``; on success it replaces ``out`` in one rename, on error it is removed."""
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(out)), prefix=".tmp-", suffix=suffix)
-    os.close(fd)
-    try:
-        yield tmp
-        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes owner-only files; outputs get the usual permissions
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def _segments(folder: str) -> list[str]:
@@ -64,13 +46,13 @@ class SegmentWriter:
 
     def write(self, table: pa.Table) -> None:
         """Write one completed row group as the next segment."""
-        with atomic_output(os.path.join(self.folder, f"part-{self.count:06d}.parquet"), ".parquet") as tmp:
+        with atomic_path(os.path.join(self.folder, f"part-{self.count:06d}.parquet")) as tmp:
             pq.write_table(table.cast(self.schema), tmp, compression="zstd")
         self.count += 1
 
     def close(self) -> None:
         """Merge the segments into ``out`` (one row group each) and delete them."""
-        with atomic_output(self.out, ".parquet") as tmp:
+        with atomic_path(self.out) as tmp:
             with pq.ParquetWriter(tmp, self.schema, compression="zstd") as writer:
                 for path in _segments(self.folder):
                     writer.write_table(pq.read_table(path))

@@ -6,8 +6,8 @@ import importlib
 
 import numpy as np
 
+from sparring.kit.atomic import atomic_path
 from sparring.record.reader import Recording
-from sparring.record.store import atomic_output
 
 
 def episode_frames(rec: Recording, episode: int) -> list[np.ndarray]:
@@ -45,7 +45,7 @@ def write_gif(rec: Recording, episode: int, out: str, fps: float = 10.0) -> str:
         raise ValueError(f"fps must be positive, got {fps}")
     images = [image.fromarray(f) for f in episode_frames(rec, episode)]
 
-    with atomic_output(out, ".gif") as tmp:
+    with atomic_path(out) as tmp:
         images[0].save(tmp, format="GIF", save_all=True, append_images=images[1:],
                        duration=int(round(1000 / fps)), loop=0)
     return out
@@ -59,7 +59,7 @@ def write_mp4(rec: Recording, episode: int, out: str, fps: float = 10.0) -> str:
         raise ValueError(f"fps must be positive, got {fps}")
     frames = [_pad(f, 16) for f in episode_frames(rec, episode)]
 
-    with atomic_output(out, ".mp4") as tmp:
+    with atomic_path(out) as tmp:
         with imageio.get_writer(tmp, format="FFMPEG", fps=fps, codec="libx264", macro_block_size=16) as w:
             for f in frames:
                 w.append_data(f)

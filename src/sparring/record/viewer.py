@@ -16,9 +16,9 @@ from importlib import resources
 
 import numpy as np
 
+from sparring.kit.atomic import atomic_file
 from sparring.record.frames import state_values
 from sparring.record.reader import Recording
-from sparring.record.store import atomic_output
 
 SHAPE_KEYS = {
     "rect": ("x", "y", "w", "h"),
@@ -101,6 +101,6 @@ def render_html(data: dict) -> str:
 def write_html(rec: Recording, episode: int, out: str) -> str:
     """Write the viewer of ``episode`` to ``out`` (temp file + rename); returns ``out``."""
     page = render_html(viewer_data(rec, episode))
-    with atomic_output(out, ".html") as tmp, open(tmp, "w", encoding="utf-8") as fh:
+    with atomic_file(out, encoding="utf-8") as fh:
         fh.write(page)
     return out

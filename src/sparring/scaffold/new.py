@@ -15,14 +15,13 @@ import importlib.util
 import keyword
 import os
 import re
-import shutil
 import sys
-import tempfile
 import tomllib
 from pathlib import Path
 from string import Template
 
 from sparring.kit import registry
+from sparring.kit.atomic import atomic_file, atomic_folder
 
 TEMPLATES = Path(__file__).parent / "templates"
 NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,39}")
@@ -79,27 +78,15 @@ def _env_files(name: str, agents: int) -> dict[str, str]:
             "defaults.toml": _render("defaults.toml.tmpl", name, agents)}
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def _write_folder(target: Path, files: dict[str, str]) -> list[Path]:
     """Write ``files`` (relative path -> text) into a temp sibling, then rename it to ``target`` at once."""
     if target.exists():
         raise ValueError(f"{target} already exists; remove it or pick another name or --dir")
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
-    try:
-        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private; the folder should be like any other
+    with atomic_folder(target) as tmp:
         for rel, text in files.items():
-            (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-            (tmp / rel).write_text(text)
-        os.rename(tmp, target)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+            (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
+            (Path(tmp) / rel).write_text(text)
     return [target / rel for rel in files]
 
 
@@ -111,15 +98,6 @@ def _with_registration(init: Path, name: str) -> str:
         raise ValueError(f"{init} has no register(...) lines to add {name!r} after")
     lines.insert(last + 1, f'register("{name}", "sparring.envs.{name}.env:{class_name(name)}")\n')
     return "".join(lines)
-
-
-def _replace_text(path: Path, text: str) -> None:
-    """Replace the file at ``path`` with ``text`` at once (temp file + rename), keeping its permissions."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
-    os.chmod(tmp, path.stat().st_mode & 0o7777)
-    os.replace(tmp, path)
 
 
 def new_env(name: str, agents: int = 1, where: str | os.PathLike | None = None,
@@ -139,7 +117,8 @@ def new_env(name: str, agents: int = 1, where: str | os.PathLike | None = None,
         registered = _with_registration(init, name)  # fails before anything is written
         files = _write_folder(env_dir, _env_files(name, agents))
         files += _write_folder(test_dir, {"__init__.py": "", **test})
-        _replace_text(init, registered)
+        with atomic_file(init) as fh:  # keeps its permissions
+            fh.write(registered)
         files.append(init)
         steps = [f"sparring check {name}", f"sparring train {name} --minutes 2", f"pytest tests/envs/{name}"]
         return Scaffold(name, "repo", files, steps)

@@ -15,7 +15,7 @@ import os
 
 import optuna
 
-from sparring.record.store import atomic_output
+from sparring.kit.atomic import atomic_file
 from sparring.sweep.objective import train_and_score
 from sparring.sweep.settings import SweepSettings
 from sparring.sweep.space import suggest
@@ -72,7 +72,7 @@ def run_ray(settings: SweepSettings, address: str = "") -> optuna.Study:
         tuner = tune.Tuner.restore(os.path.join(path, "tune"), trainable, resume_unfinished=True, resume_errored=True)
     else:
         os.makedirs(path, exist_ok=True)
-        with atomic_output(count, ".json") as tmp, open(tmp, "w") as fh:
+        with atomic_file(count) as fh:
             json.dump(settings.trials, fh)
         search = OptunaSearch(space=_DefineByRun(settings.space), metric=METRIC, mode="max",
                               sampler=optuna.samplers.TPESampler(seed=settings.seed, n_startup_trials=5))

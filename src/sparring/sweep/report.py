@@ -7,7 +7,7 @@ import os
 
 import optuna
 
-from sparring.record.store import atomic_output
+from sparring.kit.atomic import atomic_file, atomic_path
 
 
 def _rows(study: optuna.Study) -> tuple[list[str], list[list]]:
@@ -64,10 +64,10 @@ def write_report(study: optuna.Study, folder: str, metric: str) -> dict[str, str
     paths = {}
     header, rows = _rows(study)
     paths["csv"] = os.path.join(folder, "results.csv")
-    with atomic_output(paths["csv"], ".csv") as tmp, open(tmp, "w", newline="") as fh:
+    with atomic_file(paths["csv"], newline="") as fh:
         csv.writer(fh).writerows([header, *rows])
     paths["table"] = os.path.join(folder, "results.txt")
-    with atomic_output(paths["table"], ".txt") as tmp, open(tmp, "w") as fh:
+    with atomic_file(paths["table"]) as fh:
         fh.write(results_table(study, metric) + "\n")
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
@@ -106,6 +106,6 @@ def write_report(study: optuna.Study, folder: str, metric: str) -> dict[str, str
 
 
 def _save(fig, path: str) -> str:
-    with atomic_output(path, ".png") as tmp:
+    with atomic_path(path) as tmp:
         fig.savefig(tmp, dpi=90, format="png")
     return path

@@ -7,8 +7,8 @@ import json
 import os
 
 from sparring.kit import registry
+from sparring.kit.atomic import atomic_file
 from sparring.kit.config import make_config
-from sparring.record.store import atomic_output
 from sparring.sweep.objective import check_metric
 from sparring.sweep.space import Param, split
 from sparring.train.config import make_train_config
@@ -70,5 +70,5 @@ def prepare(settings: SweepSettings) -> None:
             raise ValueError(f"{settings.folder!r} holds a sweep with other settings ({', '.join(changed)} differ); "
                              f"rerun it with the same settings to resume, or give another --name")
         return
-    with atomic_output(path, ".json") as tmp, open(tmp, "w") as fh:
+    with atomic_file(path) as fh:
         json.dump(settings.identity(), fh, indent=1)

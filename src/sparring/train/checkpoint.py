@@ -19,19 +19,11 @@ import torch
 from safetensors.torch import load_file, save_file
 
 import sparring
+from sparring.kit.atomic import atomic_file, atomic_folder
 from sparring.players.load import check_compatible, load_weights, read_meta, resolve
 from sparring.players.policy import Policy
 
 FORMAT = 1
-
-
-def _atomic_text(path: str, text: str) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 def _tensors(named: dict) -> dict:
@@ -43,9 +35,17 @@ def save_checkpoint(run_dir: str, trainer, keep: int = 3) -> str:
     root = os.path.join(run_dir, "checkpoints")
     os.makedirs(root, exist_ok=True)
     name = f"step-{trainer.global_step:012d}"
-    final, tmp = os.path.join(root, name), os.path.join(root, f".tmp-{name}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(tmp)
+    with atomic_folder(os.path.join(root, name)) as tmp:
+        _write_state(tmp, trainer)
+    with atomic_file(os.path.join(root, "latest")) as fh:  # only once the folder it names is in place
+        fh.write(name)
+    for old in sorted(d for d in os.listdir(root) if d.startswith("step-"))[:-max(1, keep)]:
+        shutil.rmtree(os.path.join(root, old), ignore_errors=True)
+    return os.path.join(root, name)
+
+
+def _write_state(tmp: str, trainer) -> None:
+    """The files of a checkpoint of ``trainer``, written into the folder ``tmp``."""
     state = trainer.train_state()
     opponent = state["opponent"] or {"json": None, "tensors": {}}
     save_file(_tensors(trainer.policy.state_dict()), os.path.join(tmp, "policy.safetensors"))
@@ -61,16 +61,10 @@ def save_checkpoint(run_dir: str, trainer, keep: int = 3) -> str:
             "version": sparring.__version__, "step": trainer.global_step, "iteration": trainer.iteration,
             "elapsed": trainer.elapsed, "recurrent_count": len(state["recurrent_state"]),
             "opponent_state": opponent["json"]}
-    _atomic_text(os.path.join(tmp, "meta.json"), json.dumps(meta, indent=1))
+    with open(os.path.join(tmp, "meta.json"), "w") as fh:
+        json.dump(meta, fh, indent=1)
     if getattr(trainer, "restarts", None) is not None:
         trainer.restarts.save(tmp)  # the Go-Explore archive
-    if os.path.exists(final):
-        shutil.rmtree(final)
-    os.replace(tmp, final)
-    _atomic_text(os.path.join(root, "latest"), name)
-    for old in sorted(d for d in os.listdir(root) if d.startswith("step-"))[:-max(1, keep)]:
-        shutil.rmtree(os.path.join(root, old), ignore_errors=True)
-    return final
 
 
 def restore_trainer(trainer, path: str) -> dict:
