@@ -2,7 +2,13 @@
 
 import numpy as np
 
-from sparring.train.gae import gae
+from sparring.train.gae import compute_gae
+
+
+def gae(rewards, values, dones, last_value, gamma, lam):
+    out = np.empty(rewards.shape, np.float32)
+    compute_gae(rewards, values, dones, last_value, np.float32(gamma), np.float32(lam), out)
+    return out
 
 
 def slow_gae(rewards, values, dones, last_value, gamma, lam):

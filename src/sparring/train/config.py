@@ -80,14 +80,3 @@ def make_train_config(env_cls: type | None = None, overrides: dict | None = None
     if unknown:
         raise ValueError(f"unknown train setting(s) {unknown}; valid: {', '.join(sorted(fields))}")
     return TrainConfig(**{k: coerce(f"train setting {k!r}", fields[k], v) for k, v in values.items()})
-
-
-def config_dict(cfg: TrainConfig) -> dict:
-    """The config as plain JSON-able values."""
-    return dataclasses.asdict(cfg)
-
-
-def describe_fields() -> str:
-    """One line per setting: name, default, doc (for ``--help``-style listings)."""
-    fields = dataclasses.fields(TrainConfig)
-    return "\n".join(f"  --train.{f.name} ({f.default!r}): {f.metadata['doc']}" for f in fields)

@@ -25,11 +25,3 @@ def compute_gae(rewards, values, dones, last_value, gamma, lam, advantages):
             running = delta + gamma * lam * keep * running
             advantages[t, i] = running
             next_value = values[t, i]
-
-
-def gae(rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, last_value: np.ndarray,
-        gamma: float, lam: float) -> np.ndarray:
-    """Advantages [T, N] as a new float32 array (see :func:`compute_gae`)."""
-    out = np.empty(rewards.shape, np.float32)
-    compute_gae(rewards, values, dones, last_value, np.float32(gamma), np.float32(lam), out)
-    return out
