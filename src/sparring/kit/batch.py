@@ -10,21 +10,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sparring.kit.codegen import compile_batch
+from sparring.kit.codegen import compile_batch, first_bad_action
 from sparring.kit.config import config_record, make_config
 from sparring.kit.rng import mix_seed
 
 _COMPILED: dict[type, object] = {}
-
-
-@njit(cache=True)
-def _first_bad_action(actions, sizes):
-    """Index of the first row with a head value outside [0, size), or -1."""
-    for r in range(actions.shape[0]):
-        for h in range(sizes.shape[0]):
-            if actions[r, h] < 0 or actions[r, h] >= sizes[h]:
-                return r
-    return -1
 
 
 @njit(cache=True)
@@ -252,7 +242,7 @@ class BatchedEnv:
                              f"{list(self.heads.names)}), got {acts.shape}")
         if not np.issubdtype(acts.dtype, np.integer):
             raise TypeError(f"actions must be integers, got dtype {acts.dtype}")
-        bad = _first_bad_action(acts, self.heads.sizes)
+        bad = first_bad_action(acts, self.heads.sizes)
         if bad >= 0:
             raise ValueError(self._bad_action_message(acts, bad))
         return np.ascontiguousarray(acts, dtype=np.int32)
