@@ -2,7 +2,7 @@ import os
 
 import pytest
 
-from sparring.kit.atomic import atomic_file, atomic_folder, atomic_path
+from sparring.kit.atomic import atomic_file, atomic_folder, atomic_path, new_folder
 
 
 class Boom(Exception):
@@ -100,3 +100,14 @@ def test_a_new_folder_gets_the_usual_permissions(tmp_path):
     with atomic_folder(tmp_path / "new"):
         pass
     assert (tmp_path / "new").stat().st_mode & 0o777 == 0o777 & ~umask
+
+
+def test_new_folder_never_hands_out_a_taken_name(tmp_path):
+    first = new_folder(tmp_path / "runs", "duel")
+    second = new_folder(tmp_path / "runs", "duel")
+    assert os.path.isdir(first) and os.path.isdir(second) and first != second
+    assert os.path.basename(first).startswith("duel-")
+    taken = second + "-1"
+    os.mkdir(taken)  # a third in the same second skips it
+    third = new_folder(tmp_path / "runs", "duel")
+    assert third not in (first, second, taken) and os.listdir(third) == []

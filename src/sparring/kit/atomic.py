@@ -4,7 +4,8 @@ A reader, or a process killed in the middle of a write, sees the old content or 
 new one, never a part. On an error the temporary file or folder is removed and the
 old one is left as it was. Temporary names start with a dot and hold ``.tmp``; a
 process killed outright (SIGKILL, power loss) may leave one behind, never in place
-of the real name.
+of the real name. :func:`new_folder` claims a fresh, timestamped folder (a run's)
+that no other process gets.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from typing import IO
 
@@ -104,3 +106,20 @@ def atomic_folder(path: str | os.PathLike) -> Iterator[str]:
         raise
     _sync(parent)
     shutil.rmtree(old, ignore_errors=True)
+
+
+def new_folder(parent: str | os.PathLike, prefix: str) -> str:
+    """Create and return a new folder ``<parent>/<prefix>-<YYYYmmdd-HHMMSS>``, suffixed -1, -2, ... when taken.
+
+    Each name is claimed by an exclusive ``mkdir``, so two processes started in the
+    same second get two folders. ``parent`` is created when missing.
+    """
+    base = os.path.join(parent, f"{prefix}-{time.strftime('%Y%m%d-%H%M%S')}")
+    os.makedirs(parent, exist_ok=True)
+    path, k = base, 1
+    while True:
+        try:
+            os.mkdir(path)
+            return path
+        except FileExistsError:
+            path, k = f"{base}-{k}", k + 1

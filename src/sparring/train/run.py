@@ -8,6 +8,7 @@ import os
 import time
 
 from sparring.kit import registry
+from sparring.kit.atomic import new_folder
 from sparring.players.load import read_meta
 from sparring.train.checkpoint import restore_trainer, save_checkpoint
 from sparring.train.config import TrainConfig, make_train_config
@@ -16,16 +17,6 @@ from sparring.train.imitate import check_imitation, imitate
 from sparring.train.metrics import MetricsLog, metric_columns
 from sparring.train.plots import plot_run
 from sparring.train.trainer import Trainer
-
-
-def new_run_dir(env_name: str, runs_dir: str = "runs") -> str:
-    """``runs/<env>-<YYYYmmdd-HHMMSS>``, suffixed if that exists already."""
-    base = os.path.join(runs_dir, f"{env_name}-{time.strftime('%Y%m%d-%H%M%S')}")
-    path, k = base, 1
-    while os.path.exists(path):
-        path, k = f"{base}-{k}", k + 1
-    os.makedirs(path)
-    return path
 
 
 def _resumed_config(meta: dict, overrides: dict) -> TrainConfig:
@@ -62,7 +53,7 @@ def train(env_name: str | None = None, overrides: dict | None = None, env_config
         except ValueError:
             trainer.close()
             raise
-        run_dir = new_run_dir(env_name, runs_dir)
+        run_dir = new_folder(runs_dir, env_name)
     _check_budget(cfg)
     with open(os.path.join(run_dir, "config.json"), "w") as fh:
         json.dump({"env": env_name, "env_config": trainer.env_config, "opponent": trainer.opponent_name,
