@@ -1,13 +1,16 @@
-"""Players in named seats: ``--seat NAME=PLAYER`` for eval and record, outcomes per seat, conflicts named."""
+"""Players in named seats: ``--seat NAME=PLAYER`` for eval, record, fork and explore, outcomes per seat, conflicts
+named."""
 
 import json
 
+import numpy as np
 import pytest
 
 from sparring.cli import main
 from sparring.evaluate.play import evaluate_scripted
+from sparring.kit import registry
 from sparring.record import Recording
-from tests.train import toys  # noqa: F401  (registers the toy envs; toy_match's seats are seat0 and seat1)
+from tests.train import toys  # registers the toy envs; toy_match's seats are seat0 and seat1
 
 
 def test_each_seat_gets_its_player_and_its_own_outcome():
@@ -65,3 +68,35 @@ def test_replay_shows_no_move_for_a_seat_the_env_plays(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "seat0: bit=" in text and "seat1 (played by the env, its move is not recorded)" in text
     assert "seat1: bit=" not in text
+
+
+def test_fork_and_explore_take_seat_players(tmp_path, capsys):
+    out, forked = str(tmp_path / "m.parquet"), str(tmp_path / "f.parquet")
+    assert main(["record", "toy_match", "--policy", "random", "--episodes", "2", "--out", out]) == 0
+    assert main(["fork", out, "--episode", "0", "--tick", "0", "--policy", "random", "--seat",
+                 "seat1=scripted:always_zero", "--out", forked]) == 0
+    rec = Recording(forked)
+    assert rec.meta.policy == "seat0=random; seat1=scripted:always_zero" and (rec.episode(0).actions[:, 1] == 0).all()
+    assert main(["fork", out, "--episode", "0", "--tick", "0", "--policy", "random", "--seat", "seat1=zeros",
+                 "--out", str(tmp_path / "g.parquet")]) == 2
+    assert "fork keeps the recording's env config" in capsys.readouterr().err
+
+
+class CellMatch(toys.Match):
+    """toy_match with one Go-Explore cell field (the cue), so it can be explored."""
+
+    name = "toy_match_cells"
+    cell_fields = ("cue",)
+
+    @staticmethod
+    def cell_keys(records):
+        return records["cue"].astype(np.int64)
+
+
+def test_explore_plays_the_seat_players_it_is_given():
+    from sparring.explore.explore import Explorer
+
+    registry.register("toy_match_cells", CellMatch)
+    explorer = Explorer("toy_match_cells", num_envs=4, seats={"seat1": "scripted:always_zero"}).run(40)
+    assert [player.name for player, _ in explorer.seated] == ["random", "scripted:always_zero"]
+    assert (explorer.seated[1][1] % 2 == 1).all() and (explorer._actions[explorer.seated[1][1]] == 0).all()

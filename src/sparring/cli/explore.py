@@ -17,13 +17,15 @@ def cmd_explore(args, extra) -> int:
     from sparring.explore.explore import Explorer
     from sparring.explore.frontier import frontier_table, summary
     from sparring.kit import registry
+    from sparring.players.opponents import parse_seats
 
     config = env_overrides(extra)
     env_cls = registry.get(args.env)
     archive = Archive.load(args.resume, env_cls)[0] if args.resume else None
     out = args.out or args.resume or _new_out_dir(args.env, args.runs)
     start = time.perf_counter()
-    explorer = Explorer(args.env, args.policy, args.num_envs, args.seed, args.segment, config, archive).run(args.steps)
+    explorer = Explorer(args.env, args.policy, args.num_envs, args.seed, args.segment, config, archive,
+                        parse_seats(args.seat)).run(args.steps)
     seconds = time.perf_counter() - start
     explorer.archive.save(out, {"policy": args.policy, "steps": explorer.steps, "seed": args.seed})
     if args.json:

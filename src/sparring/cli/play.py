@@ -120,6 +120,6 @@ def _add_watch(p: argparse.ArgumentParser) -> None:
 
 def _add_play(p: argparse.ArgumentParser) -> None:
     p.add_argument("env")
-    add_seat_args(p, seed=0)
+    add_seat_args(p, seed=0, seat=False)  # you play seat 0; the env's knobs (--env.opponent) choose the rest
     add_brain_args(p)  # --brain, --episodes, --record
     p.set_defaults(fn=cmd_play)

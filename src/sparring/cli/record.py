@@ -62,12 +62,13 @@ def cmd_replay(args, extra) -> int:
 
 def cmd_fork(args, extra) -> int:
     """Restore a recorded state and play on with another policy or seed, recording the continuation."""
+    from sparring.players.opponents import parse_seats
     from sparring.record import fork
 
     env_overrides(extra)  # the env and its config come from the recording
     try:
         n = fork(args.file, args.episode, args.tick, _policy_spec(args), args.out, episodes=args.episodes,
-                 seed=args.seed, reseed=args.reseed, greedy=args.greedy)
+                 seed=args.seed, reseed=args.reseed, greedy=args.greedy, seats=parse_seats(args.seat))
     except (FileNotFoundError, FileExistsError) as exc:
         raise ValueError(str(exc)) from None
     print(f"forked episode {args.episode} of {args.file} at tick {args.tick}: {n} continuation(s) written to "

@@ -15,6 +15,7 @@ from sparring.explore.archive import Archive
 from sparring.kit import registry
 from sparring.players import RandomPlayer
 from sparring.players.load import checkpoint_env_config
+from sparring.players.opponents import resolve_seats, seat_players
 
 
 def explore_player(spec: str, env, seed: int = 0):
@@ -49,17 +50,23 @@ class Explorer:
       env_name: registered env; policy: ``"random"`` or a checkpoint path; num_envs: envs
       explored at once; seed: seed of the envs, cell draws and actions; segment: ticks
       explored from a cell before choosing another; env_config: env overrides;
-      archive: an archive to continue (default: a new one holding the start states).
+      archive: an archive to continue (default: a new one holding the start states);
+      seats: ``{seat name: player spec}`` for seats taken from outside that another player
+      plays (the explored player plays the rest).
     """
 
     def __init__(self, env_name: str, policy: str = "random", num_envs: int = 64, seed: int = 0,
-                 segment: int = 100, env_config: dict | None = None, archive: Archive | None = None):
+                 segment: int = 100, env_config: dict | None = None, archive: Archive | None = None,
+                 seats: dict | None = None):
         if segment < 1:
             raise ValueError(f"explore segment must be a positive number of ticks, got {segment}")
         config = {**player_env_config(policy, env_name), **(env_config or {})}
+        config, _, assigned = resolve_seats(registry.get(env_name), seats or {}, None, config)
         self.env = registry.make(env_name, num_envs=num_envs, seed=seed, **config)
         self.player = explore_player(policy, self.env, seed)
+        self.seated = seat_players(self.env, self.player, None, None, assigned, seed)
         self.rows = np.arange(self.env.rows)
+        self._actions = np.zeros((self.env.rows, len(self.env.heads.sizes)), np.int32)
         shape = memory_shape(self.player, self.env)
         self.archive = archive if archive is not None else Archive(self.env.env_cls, shape)
         if self.archive.state_shape != shape:
@@ -91,7 +98,9 @@ class Explorer:
         env, goal = self.env, self.steps + int(steps)
         while self.steps < goal:
             self._return(np.flatnonzero(self.age == 0))
-            env.step(self.player.act(env, self.rows))
+            for player, rows in self.seated:
+                self._actions[rows] = player.act(env, rows)
+            env.step(self._actions)
             done = env.done.copy()
             self._count_outcomes(np.flatnonzero(done))
             self._insert()
