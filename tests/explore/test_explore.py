@@ -1,6 +1,7 @@
 """Archive exploration with random actions, and the reach of a policy from fresh starts."""
 
 import json
+import os
 
 import pytest
 
@@ -45,3 +46,11 @@ def test_explore_command_saves_resumes_and_names_a_wrong_env(tmp_path, capsys):
     assert second["visits"] == first["visits"] + 8 + 640 and second["cells"] >= first["cells"]
     assert main(["explore", "duel", "--resume", out]) == 2
     assert "built for env 'serpent', not 'duel'" in capsys.readouterr().err
+
+
+def test_explore_command_saves_into_a_new_folder_under_runs_by_default(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    assert main(["explore", "serpent", "--steps", "64", "--num-envs", "8", "--runs", str(runs), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)["out"]
+    assert os.path.dirname(out) == str(runs) and os.path.basename(out).startswith("serpent-explore-")
+    assert sorted(os.listdir(out)) == ["archive.json", "archive.npz"]

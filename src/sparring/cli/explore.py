@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 
 from sparring.cli.overrides import env_overrides
@@ -17,16 +16,17 @@ def cmd_explore(args, extra) -> int:
     from sparring.explore.explore import Explorer
     from sparring.explore.frontier import frontier_table, summary
     from sparring.kit import registry
+    from sparring.kit.atomic import new_folder
     from sparring.players.opponents import parse_seats
 
     config = env_overrides(extra)
     env_cls = registry.get(args.env)
     archive = Archive.load(args.resume, env_cls)[0] if args.resume else None
-    out = args.out or args.resume or _new_out_dir(args.env, args.runs)
     start = time.perf_counter()
     explorer = Explorer(args.env, args.policy, args.num_envs, args.seed, args.segment, config, archive,
                         parse_seats(args.seat)).run(args.steps)
     seconds = time.perf_counter() - start
+    out = args.out or args.resume or new_folder(args.runs, f"{args.env}-explore")  # claimed once there is an archive
     explorer.archive.save(out, {"policy": args.policy, "steps": explorer.steps, "seed": args.seed})
     if args.json:
         print(json.dumps({**summary(explorer.archive), "steps": explorer.steps, "seconds": seconds, "out": out}))
@@ -34,15 +34,6 @@ def cmd_explore(args, extra) -> int:
     print(frontier_table(explorer.archive, top=args.top))
     print(f"\n{explorer.steps} env steps in {seconds:.1f} s ({explorer.player.name}); archive saved to {out}")
     return 0
-
-
-def _new_out_dir(env_name: str, runs_dir: str) -> str:
-    """The default --out: ``<runs>/<env>-explore-<YYYYmmdd-HHMMSS>``, suffixed if that exists already."""
-    base = os.path.join(runs_dir, f"{env_name}-explore-{time.strftime('%Y%m%d-%H%M%S')}")
-    path, k = base, 1
-    while os.path.exists(path):
-        path, k = f"{base}-{k}", k + 1
-    return path
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
