@@ -51,7 +51,7 @@ def test_train_needs_a_budget_and_valid_settings(tmp_path, capsys):
 def test_resume_takes_overrides_after_it_and_skips_a_disabled_final_eval(tmp_path, monkeypatch, capsys):
     calls = []
 
-    def fake_train(env, budget, env_config, opponent, resume, runs_dir):
+    def fake_train(env, budget, env_config, opponent, resume, runs_dir, seats):
         calls.append((env, budget, env_config, opponent, resume))
         (tmp_path / "config.json").write_text(json.dumps({"env": "squared", "opponent": None,
                                                           "train": {"eval_episodes": 0}}))
@@ -63,3 +63,16 @@ def test_resume_takes_overrides_after_it_and_skips_a_disabled_final_eval(tmp_pat
     assert main(["train", "--env.size", "9", "squared", "--steps", "8"]) == 0
     assert calls[-1] == ("squared", {"steps": 8}, {"size": "9"}, None, None)
     assert not (tmp_path / "eval.json").exists() and "run folder" not in capsys.readouterr().out
+
+
+def test_train_with_a_seat_player_keeps_it_through_checkpoint_resume_and_final_eval(tmp_path, capsys):
+    args = ["train", "toy_match", "--steps", "2048", "--seat", "seat0=scripted:always_zero", "--runs", str(tmp_path),
+            "--train.num_envs", "16", "--train.horizon", "16", "--train.minibatch_size", "128", "--train.hidden", "16",
+            "--train.threads", "1", "--train.eval_episodes", "40"]
+    assert main(args) == 0
+    run = next(p for p in tmp_path.iterdir() if p.is_dir())
+    assert json.loads((run / "config.json").read_text())["seats"] == {"seat0": "scripted:always_zero"}
+    report = json.loads((run / "eval.json").read_text())
+    assert report["seat"] == "seat1" and report["seats"]["seat0"]["player"] == "scripted:always_zero"
+    assert main(["train", "--resume", str(run), "--seat", "seat0=random"]) == 2
+    assert "keeps the run's seats" in capsys.readouterr().err

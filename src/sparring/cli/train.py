@@ -13,6 +13,7 @@ from sparring.cli.seats import add_seat_args
 
 def cmd_train(args, extra) -> int:
     """Train PPO on an env (or resume a run), then evaluate the run unless ``--train.eval_episodes 0``."""
+    from sparring.players.opponents import parse_seats
     from sparring.train.run import train
 
     groups = override_groups(extra, {"env", "train"})
@@ -21,9 +22,12 @@ def cmd_train(args, extra) -> int:
         budget.update(vec="ray", ray_address=args.ray_address)
     if args.archive is not None:
         budget["archive_fraction"] = args.archive
+    if args.resume is not None and (args.seat or args.opponent):
+        raise ValueError("--resume RUN keeps the run's seats and opponent; drop --seat and --opponent")
     if args.env is None and args.resume is None:
         raise SystemExit("sparring train: give an env name, or --resume RUN")
-    run_dir = train(args.env, budget, groups.get("env", {}), args.opponent, resume=args.resume, runs_dir=args.runs)
+    run_dir = train(args.env, budget, groups.get("env", {}), args.opponent, resume=args.resume, runs_dir=args.runs,
+                    seats=parse_seats(args.seat))
     final_eval(run_dir)
     return 0
 
@@ -39,7 +43,8 @@ def final_eval(run_dir: str) -> None:
     episodes = config["train"]["eval_episodes"]
     if episodes <= 0:
         return
-    report = evaluate_checkpoint(config["env"], run_dir, config["opponent"], episodes=episodes)
+    report = evaluate_checkpoint(config["env"], run_dir, config["opponent"], episodes=episodes,
+                                 seats=config.get("seats"))
     with open(os.path.join(run_dir, "eval.json"), "w") as fh:
         json.dump(report, fh, indent=1)
     print(format_report(config["env"], report) + f"\nrun folder: {run_dir}", flush=True)

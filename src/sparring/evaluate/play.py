@@ -28,6 +28,8 @@ def _setup(env_name: str, checkpoint: str, opponent: str | None, env_overrides: 
     meta = read_meta(checkpoint)
     env_cls = registry.get(env_name)
     config = {**meta["env_config"], **env_overrides} if meta["env"] == env_name else dict(env_overrides)
+    if not seats and meta["env"] == env_name:  # by default, the seats it trained with
+        seats = meta.get("seats") or {}
     seats = seats or {}
     if opponent is None and not set(seats.values()) & set(opponent_choices(env_cls)):
         opponent = meta.get("opponent")

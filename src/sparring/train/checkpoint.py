@@ -57,7 +57,8 @@ def _write_state(tmp: str, trainer) -> None:
     torch.save({"optimizer": trainer.optimizer.state_dict(), "torch_rng": torch.get_rng_state()},
                os.path.join(tmp, "optimizer.pt"))
     meta = {"format": FORMAT, "env": trainer.env_name, "env_config": trainer.env_config,
-            "opponent": trainer.opponent_name, "train_config": trainer.cfg.__dict__, "policy": trainer.policy.spec,
+            "opponent": trainer.opponent_name, "seats": trainer.seats, "train_config": trainer.cfg.__dict__,
+            "policy": trainer.policy.spec,
             "version": sparring.__version__, "step": trainer.global_step, "iteration": trainer.iteration,
             "elapsed": trainer.elapsed, "recurrent_count": len(state["recurrent_state"]),
             "opponent_state": opponent["json"]}

@@ -26,7 +26,8 @@ def _resumed_config(meta: dict, overrides: dict) -> TrainConfig:
 
 
 def train(env_name: str | None = None, overrides: dict | None = None, env_config: dict | None = None,
-          opponent: str | None = None, resume: str | None = None, runs_dir: str = "runs", stream=None) -> str:
+          opponent: str | None = None, resume: str | None = None, runs_dir: str = "runs", stream=None,
+          seats: dict | None = None) -> str:
     """Train (or resume) a run: config, metrics, checkpoints and plots in its folder, which it returns.
 
     The final evaluation (``eval.json``) is the ``sparring train`` command's, run after this.
@@ -41,13 +42,13 @@ def train(env_name: str | None = None, overrides: dict | None = None, env_config
             raise ValueError(f"run {resume!r} trained env {meta['env']!r}, not {env_name!r}")
         env_name, run_dir = meta["env"], _run_folder_of(resume)
         cfg = _resumed_config(meta, overrides)
-        trainer = Trainer(env_name, cfg, meta["env_config"], meta["opponent"])
+        trainer = Trainer(env_name, cfg, meta["env_config"], meta["opponent"], meta.get("seats"))
         restore_trainer(trainer, resume)
     else:
         env_cls = registry.get(env_name)
         cfg = make_train_config(env_cls, overrides)
         _check_budget(cfg)
-        trainer = Trainer(env_name, cfg, env_config, opponent)
+        trainer = Trainer(env_name, cfg, env_config, opponent, seats)
         try:
             check_imitation(cfg, trainer.env)
         except ValueError:
@@ -57,6 +58,7 @@ def train(env_name: str | None = None, overrides: dict | None = None, env_config
     _check_budget(cfg)
     with open(os.path.join(run_dir, "config.json"), "w") as fh:
         json.dump({"env": env_name, "env_config": trainer.env_config, "opponent": trainer.opponent_name,
+                   "seats": trainer.seats,
                    "train": dataclasses.asdict(cfg)}, fh, indent=1)
     log = MetricsLog(run_dir, metric_columns(trainer.env.env_cls), trainer.global_step if resume else None,
                      tensorboard=cfg.tensorboard, wandb=cfg.wandb, wandb_config=dataclasses.asdict(cfg))
