@@ -49,6 +49,7 @@ def test_scaffolded_package_is_listed_checked_trained_recorded_and_replayed(inst
     runs, rec, html = tmp / "runs", tmp / "coins.parquet", tmp / "coins.html"
     info = {e["name"]: e for e in json.loads(run(capsys, "list", "--json"))}["coins_two"]
     assert info["source"] == "sparring-coins_two" and info["agents"] == 2
+    assert info["seats"] == {"player0": "outside", "player1": "outside"}
     assert info["heads"] == {"move": 5} and info["phases"] == ["hunting", "last_coin"]
     assert info["scripted"] == ["greedy"] and info["obs_size"] == 2 + 3 * 3 + 2 + 1
     assert "OK: 0 failed, 0 warning(s)" in run(capsys, "check", "coins_two", "--steps", "200")

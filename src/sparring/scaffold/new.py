@@ -69,7 +69,9 @@ def find_checkout(start: Path) -> Path | None:
 def _render(template: str, name: str, agents: int) -> str:
     text = (TEMPLATES / template).read_text()
     # at least one coin per agent, so every agent has something to walk to
-    return Template(text).substitute(name=name, Class=class_name(name), agents=agents, coins=max(3, agents))
+    seats = ("player",) if agents == 1 else tuple(f"player{k}" for k in range(agents))
+    return Template(text).substitute(name=name, Class=class_name(name), agents=agents, coins=max(3, agents),
+                                     seats=repr(seats))
 
 
 def _env_files(name: str, agents: int) -> dict[str, str]:
