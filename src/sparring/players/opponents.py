@@ -101,29 +101,40 @@ def resolve_seats(env_cls, seats: dict[str, str], opponent: str | None, env_conf
     return env_config, other, assigned
 
 
+def seat_rows(env, other: str | None, assigned: dict[int, str], who: str = "the evaluated player"):
+    """(rows of the player, rows of the opponent ``other``) among the seats taken from outside that ``assigned``
+    leaves free: the player gets the first free seat, the opponent the others (the player all of them when
+    ``other`` is None); a clear error when ``--seat`` took them all (``who`` names the player)."""
+    learner = np.flatnonzero(env.learner_rows[:env.num_agents]).tolist()
+    free = [seat for seat in learner if seat not in assigned]
+    if not free:
+        raise ValueError(f"every seat taken from outside has a --seat player; leave one of "
+                         f"{[env.env_cls.seats[k] for k in learner]} for {who}")
+    seat_of = np.arange(env.rows) % env.num_agents
+    mine = free if other is None else free[:1]
+    return np.flatnonzero(np.isin(seat_of, mine)), np.flatnonzero(np.isin(seat_of, free[len(mine):]))
+
+
 def seat_players(env, player, other: str | None, self_player=None, assigned: dict[int, str] | None = None,
                  seed: int = 0) -> list:
     """``[(player, rows), ...]``: ``player`` in the first learner seat ``assigned`` leaves free, the opponent
     ``other`` (see :func:`resolve_opponent`; ``self_player`` plays ``"self"``) in the other free learner seats
     (``player`` itself without one), and each ``assigned`` seat's player in its seat."""
     assigned = assigned or {}
-    learner = sorted(set(np.flatnonzero(env.learner_rows[:env.num_agents]).tolist()))
-    free = [seat for seat in learner if seat not in assigned]
-    if not free:
-        raise ValueError(f"every seat taken from outside has a --seat player; leave one of "
-                         f"{[env.env_cls.seats[k] for k in learner]} for the evaluated player")
-    rows = np.arange(env.rows)
-    seat_of = rows % env.num_agents
-    if other is None:
-        seated = [(player, rows[np.isin(seat_of, free)])]
-    else:
+    mine, theirs = seat_rows(env, other, assigned)
+    seated = [(player, mine)]
+    if other is not None:
         if other == SELF_PLAY and self_player is None:
             raise ValueError("opponent 'self' needs the trained policy's weights; give a checkpoint, not a script")
-        opponent = self_player if other == SELF_PLAY else make_player(other, env, seed)
-        seated = [(player, rows[seat_of == free[0]])]
-        if len(free) > 1:
-            seated.append((opponent, rows[np.isin(seat_of, free[1:])]))
-    return seated + [(make_player(spec, env, seed), rows[seat_of == seat]) for seat, spec in sorted(assigned.items())]
+        if len(theirs):
+            seated.append((self_player if other == SELF_PLAY else make_player(other, env, seed), theirs))
+    return seated + assigned_players(env, assigned, seed)
+
+
+def assigned_players(env, assigned: dict[int, str], seed: int = 0) -> list:
+    """``[(player, rows), ...]`` of the seats ``--seat`` names, each with the player its spec makes."""
+    seat_of = np.arange(env.rows) % env.num_agents
+    return [(make_player(spec, env, seed), np.flatnonzero(seat_of == seat)) for seat, spec in sorted(assigned.items())]
 
 
 class Seating:

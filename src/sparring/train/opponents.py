@@ -8,8 +8,8 @@ import copy
 import numpy as np
 import torch
 
-from sparring.players import ScriptedPlayer, make_player
-from sparring.players.opponents import SELF_PLAY, resolve_seats
+from sparring.players import ScriptedPlayer
+from sparring.players.opponents import SELF_PLAY, assigned_players, resolve_seats, seat_rows
 
 GROUPS = 4  # env groups, each facing one pool member per update: few forwards per step, varied opponents
 
@@ -26,23 +26,13 @@ def make_opponent(env_cls, name: str | None, env_config: dict, cfg, explicit: di
     env_config, other, assigned = resolve_seats(env_cls, seats or {}, name, env_config, explicit)
 
     def factory(env, policy, device):
-        learner = np.flatnonzero(env.learner_rows[:env.num_agents])
-        free = [seat for seat in learner if seat not in assigned]
-        if not free:
-            raise ValueError(f"every seat taken from outside has a --seat player; leave one of "
-                             f"{[env_cls.seats[k] for k in learner]} for the learner")
-        rows = np.arange(env.rows)
-        seat_of = rows % env.num_agents
-        train = rows[np.isin(seat_of, free if other is None else free[:1])]
+        train, opp_rows = seat_rows(env, other, assigned, who="the learner")
         opponent = None
         if other is not None:
-            opp_rows = rows[np.isin(seat_of, free[1:])]
             opponent = PoolOpponent(env, policy, opp_rows, cfg.pool_size, cfg.pool_every, cfg.seed, device) \
                 if other == SELF_PLAY else ScriptedOpponent(env, other.partition(":")[2], opp_rows)
         if assigned:
-            fixed = [(make_player(spec, env, cfg.seed), rows[seat_of == seat])
-                     for seat, spec in sorted(assigned.items())]
-            opponent = SeatedOpponents(env, opponent, fixed)
+            opponent = SeatedOpponents(env, opponent, assigned_players(env, assigned, cfg.seed))
         return opponent, train
     return env_config, factory
 
