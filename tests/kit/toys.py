@@ -293,3 +293,76 @@ class Chase(Env):
     @classmethod
     def learner_seats(cls, config):
         return (1,)
+
+
+PIT_START = 3
+
+
+@dataclass
+class PitConfig:
+    """Knobs of the pit walk: what its time limit pays, and how it ends the episode."""
+
+    max_ticks: int = knob(20, "tick limit")
+    limit_reward: float = knob(0.0, "reward at the tick limit")
+    limit_terminal: int = knob(0, "1: the tick limit ends the episode as a terminal; 0: as a truncation")
+
+
+@kernel
+def pit_reset(s, cfg):
+    s.pos = PIT_START
+    s.goal = LENGTH
+
+
+@kernel
+def pit_step(s, cfg, act, rew, term, trunc):
+    move = act[0, 0]
+    if move == LEFT:
+        s.pos -= 1
+    elif move == RIGHT:
+        s.pos += 1
+    if s.pos == s.goal:
+        rew[0] = 1.0
+        term[0] = True
+        s.metrics[0] = 1.0
+    elif s.pos == 0:
+        rew[0] = -1.0  # fell into the pit
+        term[0] = True
+    elif s.tick >= cfg.max_ticks:
+        rew[0] = cfg.limit_reward
+        term[0] = cfg.limit_terminal == 1
+        trunc[0] = cfg.limit_terminal == 0
+
+
+@kernel
+def pit_observe(s, cfg, obs, mask):
+    obs[0, 0] = s.pos / LENGTH
+    obs[0, 1] = s.goal / LENGTH
+
+
+class PaysForStalling(Walk):
+    """Dishonest time limit: walk right to the goal (+1), left into the pit (-1); the tick limit pays 0, more
+    than falling in, so wandering until the limit beats losing sooner."""
+
+    name = "toy_pays_for_stalling"
+    state = {"pos": "i4", "goal": "i4"}
+    metrics = ("win",)
+    Config = PitConfig
+    reset, step, observe = pit_reset, pit_step, pit_observe
+
+    @staticmethod
+    def invariants(s, cfg):
+        return []
+
+
+@dataclass
+class HonestPitConfig(PitConfig):
+    """The pit walk whose tick limit pays like the pit."""
+
+    limit_reward: float = knob(-1.0, "reward at the tick limit")
+
+
+class LimitPaysLikeALoss(PaysForStalling):
+    """Honest time limit: reaching it pays -1, as falling into the pit does."""
+
+    name = "toy_limit_pays_like_a_loss"
+    Config = HonestPitConfig

@@ -7,6 +7,7 @@ from sparring.kit.check.audit import reward_audit
 from sparring.kit.check.honesty import check_mask_honesty
 from sparring.kit.check.play_checks import check_determinism, check_random_play, check_snapshots
 from sparring.kit.check.report import Finding, Report
+from sparring.kit.check.stall import stall_audit
 from sparring.kit.config import make_config
 from sparring.kit.registry import get
 
@@ -15,7 +16,7 @@ def check(env, steps: int = 2000, seed: int = 0, audit_episodes: int = 200, **co
     """Check an env (a registered name or an Env class) and return the findings.
 
     ``steps`` random-policy steps drive the observation, mask, invariant and
-    determinism checks; the reward audit plays ``audit_episodes`` per policy.
+    determinism checks; the reward and stall audits play ``audit_episodes`` per policy.
     """
     cls = get(env) if isinstance(env, str) else env
     make_config(cls, config)  # bad keys fail here, before any check runs
@@ -26,6 +27,7 @@ def check(env, steps: int = 2000, seed: int = 0, audit_episodes: int = 200, **co
     check_mask_honesty(report, cls, config, seed)
     check_adapters(report, cls, config)
     reward_audit(report, cls, config, seed, episodes=audit_episodes)
+    stall_audit(report, cls, config, seed, episodes=audit_episodes)
     return report
 
 
