@@ -70,10 +70,10 @@ def serpent_fights(policy: str, episodes: int, seed: int = 0, **config) -> dict:
     """
     played = first_episodes(Serpent, policy, episodes, seed, **config)
     names, metrics, phase = list(Serpent.metrics), played["metrics"], played["phase"]
-    win, draw = metrics[:, names.index("win")] > 0.5, metrics[:, names.index("draw")] > 0.5
-    died = ~win & ~draw
+    win, timed_out = metrics[:, names.index("win")] > 0.5, metrics[:, names.index("timed_out")] > 0.5
+    died = ~win & ~timed_out
     return {"policy": policy, "episodes": episodes, "kills": int(win.sum()), "deaths": int(died.sum()),
-            "timeouts": int(draw.sum()),
+            "timeouts": int(timed_out.sum()),
             "kill_time": float(metrics[win, names.index("kill_time")].mean()) if win.any() else None,
             "metrics": {n: float(metrics[:, k].mean()) for k, n in enumerate(names)},
             "death_phases": Counter(Serpent.phases[p] for p in phase[died])}

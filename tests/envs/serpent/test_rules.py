@@ -143,13 +143,18 @@ def test_death_penalty_follows_the_config(death, expect):
     assert env.terminals[0] and env.rewards[0] == pytest.approx(expect)
 
 
-def test_tick_limit_truncates_with_zero():
-    env = make(max_ticks=3)
+@pytest.mark.parametrize("death, expect", [("minus_one", -1.0), ("zero", 0.0), ("progress", -0.75)])
+def test_tick_limit_pays_like_a_death_with_the_same_damage_dealt(death, expect):
+    env = make(max_ticks=3, death=death, boss_hp=400)
     place(env, row=3, col=2, timer=50)
-    for _ in range(3):
+    env.records[0]["metrics"][METRICS.index("damage_dealt")] = 100
+    for _ in range(2):
         env.step(act())
-    assert env.truncations[0] and not env.terminals[0] and env.rewards[0] == 0.0
-    assert metric(env, "draw") == 1
+        assert not env.terminals[0] and not env.truncations[0]
+    env.step(act())
+    assert env.terminals[0] and not env.truncations[0] and env.rewards[0] == pytest.approx(expect)
+    assert metric(env, "timed_out") == 1 and metric(env, "win") == 0
+    assert Serpent.outcome(0, np.array([expect]), env.records["metrics"])[0] == 1  # a loss, not a draw
 
 
 def test_clouds_burn_after_the_dive_only_if_the_player_stays(env):

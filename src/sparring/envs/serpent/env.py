@@ -8,12 +8,15 @@ knows the rotations, ``reactive`` does not) in :mod:`sparring.envs.serpent.scrip
 
 Reward: +1 when the boss dies; at the player's death the ``death`` penalty
 (``progress``, the default: -(1 - fraction of the boss's hp taken); ``minus_one``:
--1; ``zero``: 0); 0 at the tick limit (a truncation). Shaping is opt-in: ``reward_damage`` per
-full boss hp bar dealt (metric ``shaping_damage``), 0 by default.
+-1; ``zero``: 0). Reaching the tick limit ends the fight as a death does, with the same
+penalty for the same damage dealt (a terminal, metric ``timed_out``), so dodging without
+attacking until the time runs out never pays more than dying with the same progress.
+Shaping is opt-in: ``reward_damage`` per full boss hp bar dealt (metric ``shaping_damage``),
+0 by default.
 
 Phases are labelled ``<rotation>/<phase>`` (``A/1`` .. ``D/10``): the phase the
-boss is in, or is diving towards. Metrics: ``win`` (boss killed), ``draw``
-(tick limit), ``kill_time`` (tick of the kill, 0 without one), ``damage_dealt``,
+boss is in, or is diving towards. Metrics: ``win`` (boss killed), ``timed_out``
+(the tick limit ended the fight), ``kill_time`` (tick of the kill, 0 without one), ``damage_dealt``,
 damage taken by source (``taken_venom``, ``taken_clouds``, ``taken_smash``,
 ``taken_ranged``, ``taken_magic``, ``taken_adds``), supplies used
 (``food_eaten``, ``prayer_doses``, ``antivenom_doses``), ``phases_seen``.
@@ -40,7 +43,8 @@ class SerpentConfig:
 
     boss_hp: int = knob(360, "The boss's hit points.")
     food: int = knob(4, "Food the player brings (each heals 20).")
-    max_ticks: int = knob(600, "Tick limit; reaching it ends the fight with reward 0 (truncation).")
+    max_ticks: int = knob(600, "Tick limit; reaching it ends the fight as a death does (same penalty, metric "
+                               "timed_out).")
     death: str = choice("progress", DEATHS, "Reward at the player's death: -1, 0, or -(1 - fraction of the boss's "
                                              "hp taken).")
     reward_damage: float = knob(0.0, "Shaping, opt-in: reward per full boss hp bar of damage dealt (metric "
@@ -55,7 +59,7 @@ def reset(s, cfg):
 
 @kernel
 def step(s, cfg, act, rew, term, trunc):
-    resolve_tick(s, cfg, act, rew, term, trunc)
+    resolve_tick(s, cfg, act, rew, term)  # fights end only by terminals: the tick limit pays like a death
 
 
 @kernel

@@ -29,8 +29,10 @@ Within a tick the rules resolve in this order:
    ``VENOM_STEP`` a hit up to ``VENOM_MAX``.
 8. Timers run down; each tick prayed adds to a drain counter, and every
    ``DRAIN_EVERY`` such ticks cost a prayer point (at 0 the prayer switches off).
-9. A player at 0 hp dies (the config's death penalty); the tick limit ends the
-   fight with 0 (a truncation).
+9. A player at 0 hp dies (the config's death penalty). Reaching the tick limit
+   ends the fight the same way, with the same penalty for the same damage dealt
+   (a terminal; metric ``timed_out``): a limit that paid more than a death would
+   teach a player to dodge without attacking until the time runs out.
 
 Steps 4 to 6 are in :mod:`sparring.envs.serpent.boss`.
 """
@@ -41,10 +43,10 @@ from sparring.envs.serpent.boss import adds_turn, boss_turn, clouds_turn, hurt
 from sparring.envs.serpent.legal import allowed, nearest_add
 from sparring.envs.serpent.world import (
     ADD_PLAYER_CHANCE, ADD_PLAYER_MAX, ANTIVENOM, ANTIVENOM_DOSES, ANTIVENOM_TICKS, ANTIVENOM_USED, ATTACK, ATTACK_ADD,
-    DC, DEALT, DIVE_TICKS, DOSE_RESTORE, DOSES_USED, DR, DRAIN_EVERY, DRAW, EAT, EAT_DELAY, EAT_TICKS, FOOD_EATEN,
+    DC, DEALT, DIVE_TICKS, DOSE_RESTORE, DOSES_USED, DR, DRAIN_EVERY, EAT, EAT_DELAY, EAT_TICKS, FOOD_EATEN,
     FOOD_HEAL, GEAR, IMMUNE, KILL_TIME, MAX_HP, MINUS_ONE, MOVE, PHASES, PLAIN_CHANCE, PLAIN_MAX, PRAY_MAX, PRAY_OFF,
     PRAYER, PRAYER_DOSE, PRAYER_DOSES, PROGRESS, ROTATIONS, SHAPING_DAMAGE, SPEED, SRC_VENOM, START_COL, START_ROW,
-    SUPPLY, VENOM_EVERY, VENOM_MAX, VENOM_STEP, WEAK_CHANCE, WEAK_MAX, WEAKNESS, WIN,
+    SUPPLY, TIMED_OUT, VENOM_EVERY, VENOM_MAX, VENOM_STEP, WEAK_CHANCE, WEAK_MAX, WEAKNESS, WIN,
 )
 from sparring.kit import helper, rand_float, rand_int
 
@@ -142,7 +144,7 @@ def venom_and_timers(s):
 
 
 @helper
-def resolve_tick(s, cfg, act, rew, term, trunc):
+def resolve_tick(s, cfg, act, rew, term):
     """One tick of the rules (see the module docstring)."""
     move, prayer, gear = allowed(s, act, MOVE), allowed(s, act, PRAYER), allowed(s, act, GEAR)
     attack, supply = allowed(s, act, ATTACK), allowed(s, act, SUPPLY)
@@ -159,12 +161,11 @@ def resolve_tick(s, cfg, act, rew, term, trunc):
     boss_turn(s)
     adds_turn(s)
     venom_and_timers(s)
-    if s.hp == 0:
+    timed_out = s.hp > 0 and s.tick >= cfg.max_ticks
+    if s.hp == 0 or timed_out:
         if cfg.death == MINUS_ONE:
             rew[0] -= 1.0
         elif cfg.death == PROGRESS:
             rew[0] -= 1.0 - s.metrics[DEALT] / cfg.boss_hp
+        s.metrics[TIMED_OUT] = 1.0 if timed_out else 0.0
         term[0] = True
-    elif s.tick >= cfg.max_ticks:
-        s.metrics[DRAW] = 1.0
-        trunc[0] = True

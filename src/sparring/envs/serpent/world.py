@@ -110,8 +110,8 @@ SRC_VENOM, SRC_CLOUDS, SRC_SMASH, SRC_RANGED, SRC_MAGIC, SRC_ADDS = range(6)
 # the config's death penalties, and the episode metrics in order
 DEATHS = ("minus_one", "zero", "progress")
 MINUS_ONE, ZERO, PROGRESS = range(3)
-METRICS = ("win", "draw", "kill_time", "damage_dealt", "taken_venom", "taken_clouds", "taken_smash",
+METRICS = ("win", "timed_out", "kill_time", "damage_dealt", "taken_venom", "taken_clouds", "taken_smash",
            "taken_ranged", "taken_magic", "taken_adds", "food_eaten", "prayer_doses", "antivenom_doses",
            "phases_seen", "shaping_damage")
-(WIN, DRAW, KILL_TIME, DEALT, TAKEN, _, _, _, _, _, FOOD_EATEN, DOSES_USED, ANTIVENOM_USED, PHASES_SEEN,
+(WIN, TIMED_OUT, KILL_TIME, DEALT, TAKEN, _, _, _, _, _, FOOD_EATEN, DOSES_USED, ANTIVENOM_USED, PHASES_SEEN,
  SHAPING_DAMAGE) = range(len(METRICS))
