@@ -100,3 +100,16 @@ def test_explore_plays_the_seat_players_it_is_given():
     explorer = Explorer("toy_match_cells", num_envs=4, seats={"seat1": "scripted:always_zero"}).run(40)
     assert [player.name for player, _ in explorer.seated] == ["random", "scripted:always_zero"]
     assert (explorer.seated[1][1] % 2 == 1).all() and (explorer._actions[explorer.seated[1][1]] == 0).all()
+
+
+def test_an_explicit_knob_makes_a_knob_named_seat_value_a_player():
+    # duel's opponent knob has a value 'random' (the env plays the seat randomly); with the seat handed out by an
+    # explicit --env.opponent learner, --seat opponent=random is the random player from outside instead
+    report = evaluate_scripted("duel", "random", episodes=8, env_overrides={"opponent": "learner"},
+                               seats={"opponent": "random"})
+    assert report["seats"]["opponent"]["player"] == "random"
+    inside = evaluate_scripted("duel", "random", episodes=8, seats={"opponent": "random"})
+    assert inside["seats"]["opponent"]["player"] == "env:random"
+    with pytest.raises(ValueError, match="--seat opponent=robot conflicts with --env.opponent 'learner'"):
+        evaluate_scripted("duel", "random", episodes=4, env_overrides={"opponent": "learner"},
+                          seats={"opponent": "robot"})

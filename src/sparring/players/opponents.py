@@ -69,25 +69,35 @@ def parse_seats(values: list[str] | None) -> dict[str, str]:
     return seats
 
 
+def _is_player_spec(spec: str) -> bool:
+    kind, _, arg = spec.partition(":")
+    return spec == "random" or (kind in ("scripted", "checkpoint") and bool(arg))
+
+
 def resolve_seats(env_cls, seats: dict[str, str], opponent: str | None, env_config: dict,
                   explicit: dict | None = None) -> tuple[dict, str | None, dict[int, str]]:
     """``--seat`` and ``--opponent`` together: (env config, the other seats' player as :func:`resolve_opponent`
     gives it, {seat index: player spec} of the seats ``--seat`` names).
 
     A ``--seat`` value that is a value of the env's opponent knob hands that seat to the env
-    (like ``--opponent``); any other value is a player spec (``random``, ``scripted:NAME``,
-    ``checkpoint:PATH``) for a seat the env takes from outside.
+    (like ``--opponent``), unless an explicit ``--env.opponent`` already says otherwise: then a
+    player spec of the same name (``random``) is that player, and anything else a conflict.
+    Any other value is a player spec (``random``, ``scripted:NAME``, ``checkpoint:PATH``) for
+    a seat the env takes from outside.
     """
     knob = opponent_choices(env_cls)
+    given = (env_config if explicit is None else explicit).get("opponent")
     assigned = {}
     for name, spec in seats.items():
         if name not in env_cls.seats:
             raise ValueError(f"--seat {name}={spec}: env {env_cls.name!r} has no seat {name!r}; valid: "
                              f"{list(env_cls.seats)}")
-        if spec in knob:
+        if spec in knob and (given is None or str(given) == spec):
             if opponent is not None and opponent != spec:
                 raise ValueError(f"--seat {name}={spec} conflicts with --opponent {opponent!r}; give one of them")
             opponent = spec
+        elif spec in knob and not _is_player_spec(spec):
+            raise ValueError(f"--seat {name}={spec} conflicts with --env.opponent {given!r}; give one of them")
         else:
             assigned[env_cls.seats.index(name)] = spec
     env_config, other = resolve_opponent(env_cls, opponent, env_config, explicit)

@@ -38,7 +38,7 @@ def tick_text(rec: Recording, ep: Episode, t: int) -> str:
     lines = [head, body]
     for a in range(rec.meta.num_agents):
         seat = cls.seats[a] if len(cls.seats) > a else f"agent {a}"
-        ret = float(s["ep_return"][a])
+        ret = float(s["ep_return"][a]) + (float(ep.rewards[t, a]) if t < ep.length else 0.0)  # after this tick
         if t == ep.length:
             lines.append(f"{seat}: episode over  return {ret:+.3f}")
         elif ep.learner[a]:
