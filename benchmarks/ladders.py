@@ -29,13 +29,14 @@ def duel_match(low: str, high: str, episodes: int, seed: int = 0, foresight: flo
 
     Each env of a batch of ``episodes`` contributes its first episode, so short
     and long fights count alike. Returns the fractions ``high``, ``low`` (won by
-    that side) and ``draw``, and the mean ``ticks``.
+    that side by knockout), ``draw`` (a double knockout) and ``timeout`` (the tick
+    limit: a loss for both), and the mean ``ticks``.
     """
     config = {"opponent": high, "foresight": foresight}
     if max_ticks is not None:
         config["max_ticks"] = max_ticks
-    env = BatchedEnv(Duel, num_envs=episodes, seed=seed, **config)
-    outcome = np.zeros(episodes, np.float64)
+    env = BatchedEnv(Duel, num_envs=episodes, seed=seed, autoreset=False, **config)
+    metrics = np.zeros((episodes, len(Duel.metrics)), np.float64)
     ticks = np.zeros(episodes, np.float64)
     open_ = np.ones(episodes, np.bool_)
     acts = np.zeros((env.rows, len(env.heads.sizes)), np.int32)
@@ -44,11 +45,13 @@ def duel_match(low: str, high: str, episodes: int, seed: int = 0, foresight: flo
         env.scripted_actions(low, out=acts)
         env.step(acts)
         ended = env.done & open_
-        outcome[ended] = env.rewards[0::2][ended]
+        metrics[ended] = env.records["metrics"][ended]
         ticks[ended] = tick[ended]
         open_ &= ~env.done
-    return {"high": float(np.mean(outcome < 0)), "low": float(np.mean(outcome > 0)),
-            "draw": float(np.mean(outcome == 0)), "ticks": float(ticks.mean())}
+    names = list(Duel.metrics)
+    low_won, draw, timeout = (metrics[:, names.index(n)] > 0.5 for n in ("win", "draw", "timed_out"))
+    return {"high": float(np.mean(~low_won & ~draw & ~timeout)), "low": float(np.mean(low_won)),
+            "draw": float(np.mean(draw)), "timeout": float(np.mean(timeout)), "ticks": float(ticks.mean())}
 
 
 def duel_table(episodes: int, seed: int = 0) -> list[tuple[str, dict]]:

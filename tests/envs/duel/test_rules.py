@@ -104,11 +104,15 @@ def test_knockout_rewards_and_ends(env):
     assert rew.tolist() == [1.0, -1.0] and term.all() and env.done[0]
 
 
-def test_tick_limit_is_a_draw():
-    env = BatchedEnv(Duel, num_envs=4, seed=0, opponent="learner", max_ticks=5)
+def test_tick_limit_is_a_loss_for_both_seats():
+    env = BatchedEnv(Duel, num_envs=4, seed=0, autoreset=False, opponent="learner", max_ticks=5)
     for _ in range(5):
         _, rew, term, trunc, _, info = env.step(np.zeros((8, W.HEADS), np.int32))
-    assert trunc.all() and not term.any() and info["draw"] == 1.0 and info["episode_return"] == 0.0
+    assert term.all() and not trunc.any() and (rew == -1.0).all() and info["episode_return"] == -1.0
+    assert info["timed_out"] == 1.0 and info["win"] == 0.0 and info["draw"] == 0.0
+    metrics, returns = env.records["metrics"], env.records["ep_return"]
+    for seat in range(2):  # by the env's own outcome rule, each seat lost
+        assert (Duel.outcome(seat, returns[:, seat], metrics) == 1).all()
 
 
 def test_foresight_one_prays_against_the_attack_it_sees():
@@ -141,7 +145,7 @@ def test_shaping_pays_damage_dealt_and_charges_damage_taken():
     while not shaped.done.all():
         shaped.step(shaped.scripted_actions("tribrid", out=acts))
     m = {name: shaped.records["metrics"][:, k] for k, name in enumerate(Duel.metrics)}
-    outcome = np.where(m["win"] == 1, 1.0, np.where(m["draw"] == 1, 0.0, -1.0))
+    outcome = np.where(m["win"] == 1, 1.0, np.where(m["draw"] == 1, 0.0, -1.0))  # a time-out is -1 too
     expected = outcome + (0.5 * m["damage_dealt"] - 0.25 * m["damage_taken"]) / W.MAX_HP
     assert np.allclose(shaped.records["ep_return"][:, 0], expected)
     assert np.allclose(m["shaping_taken"], -0.25 * m["damage_taken"] / W.MAX_HP) and (m["damage_taken"] > 0).all()

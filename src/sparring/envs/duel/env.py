@@ -9,9 +9,14 @@ The numbers are in :mod:`sparring.envs.duel.world`, the tick in
 for it), or a learner (``opponent="learner"``, e.g. self-play).
 
 Reward: +1 for the fighter that brings the other to 0 hp, -1 for the other,
-0 for both at the tick limit (a truncation) or a double knockout. Shaping is
+0 for both at a double knockout (metric ``draw``). Reaching the tick limit is a loss
+for both fighters: -1 each (a terminal, metric ``timed_out``; neither ``win`` nor
+``draw``). So no fighter can earn more by running out the clock than by losing sooner,
+and in self-play each seat's best answer to a stall is to fight. (A limit decided on
+remaining hp would pay the fighter ahead for running away instead.) Shaping is
 opt-in (``reward_damage``, ``reward_taken``, ``reward_prayer``, all 0 by default) and each term
-has its own episode metric. Metrics are from seat 0's point of view.
+has its own episode metric; the per-hit terms pay for every tick a fight lasts, which is
+why training fades them to 0. Metrics are from seat 0's point of view.
 """
 
 from dataclasses import dataclass
@@ -37,7 +42,8 @@ class DuelConfig:
                                                "outside, e.g. self-play).")
     foresight: float = knob(0.5, "Chance per tick that the scripted robot sees seat 0's chosen actions before "
                                  "choosing its own (the other tiers ignore it).")
-    max_ticks: int = knob(250, "Tick limit; reaching it is a draw (truncation, reward 0).")
+    max_ticks: int = knob(250, "Tick limit; reaching it is a loss for both fighters (-1 each, metric "
+                               "timed_out).")
     low_hp: float = knob(0.4, "Hp fraction below which a fighter is low (phase 'low_hp'; 'finish' once it also "
                               "has no food left).")
     reward_damage: float = knob(0.0, "Shaping, opt-in: reward per full hp bar of damage dealt (metric "
@@ -57,7 +63,7 @@ def reset(s, cfg):
 
 @kernel
 def step(s, cfg, act, rew, term, trunc):
-    resolve_tick(s, cfg, act, rew, term, trunc)
+    resolve_tick(s, cfg, act, rew, term)  # fights end only by terminals: the tick limit is a loss for both
 
 
 @kernel
@@ -89,8 +95,6 @@ class Duel(Env):
     actions = Heads(move=SIZES[0], style=SIZES[1], prayer=SIZES[2], food=SIZES[3], spec=SIZES[4])
     state = {**_fighter_fields(), "last": ("i4", (2, HEADS))}
     phases = PHASES
-    # ten 4-byte metrics make the record 248 bytes with no trailing padding: compiled record
-    # copies leave garbage in padding, and the kit compares records byte for byte
     metrics = METRICS
     # low-watermarks `sparring eval` reports per outcome: (state field, index); seat 0's lowest hp
     watermarks = {"lowest_hp": ("hp", 0)}

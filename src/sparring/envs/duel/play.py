@@ -9,7 +9,7 @@ import numpy as np
 
 from sparring.envs.duel.world import (
     COMBO, EAT, EAT_BOTH, EAT_DELAY, EAT_TICKS, EAST, FOOD, HEADS, MOVE, NORTH, POTION, PRAY_OFF, PRAYER, SOUTH,
-    SPEC, SPEC_COST, STYLE, WEST,
+    SPEC, SPEC_COST, STYLE, TIMED_OUT, WEST,
 )
 from sparring.kit.batch import BatchedEnv
 
@@ -91,6 +91,8 @@ def play(stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout, seed: int = 0, 
         _, rew, _, _, _, _ = env.step(acts)
         if env.done[0]:
             result = float(rew[0])
-            verdict = "You win!" if result > 0 else "You lose." if result < 0 else "Draw."
+            timed_out = env.records[0]["metrics"][TIMED_OUT] > 0.5
+            verdict = ("Time is up: a loss for both." if timed_out else "You win!" if result > 0
+                       else "You lose." if result < 0 else "Draw.")
             stdout.write("\n" + env.render_ansi(0) + f"\n{verdict} (reward {result:+.0f})\n")
             return result

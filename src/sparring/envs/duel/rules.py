@@ -23,7 +23,10 @@ chooses inside the tick. Then the rules resolve in this order:
 6. Movement (one tile north/south/west/east) unless frozen; a fighter cannot
    step onto the other's tile, and two steps onto the same tile both fail.
 7. Timers run down; special energy regenerates 1 point every second tick.
-8. The tick limit ends the fight in a draw (a truncation).
+8. The tick limit ends the fight as a loss for both fighters (-1 each, a terminal;
+   metric ``timed_out``, neither ``win`` nor ``draw``): a limit that paid more than
+   a loss would teach a fighter that is behind to run out the clock instead of
+   fighting, and one that paid a win on remaining hp would teach the one ahead to.
 
 The numbers are in :mod:`sparring.envs.duel.world`.
 """
@@ -37,7 +40,7 @@ from sparring.envs.duel.world import (
     FOOD_HEAL, FOODS, FREEZE_TICKS, FREEZES, IMMUNE_TICKS, LEARNER, LOW_HP, MAGIC, MAX_HIT, MAX_HP, MELEE, MOVE,
     OPENING, POT_RESTORE, POTION, POTS, PRAY_MAX, PRAY_OFF, PRAYED, PRAYED_DEN, PRAYED_NUM, PRAYER, RANDOM,
     REACTIVE, SHAPING_DAMAGE, SHAPING_PRAYER, SHAPING_TAKEN, SPEC, SPEC_ACCURACY, SPEC_COST, SPEC_HIT, SPEC_MAX,
-    SPECS, SPEED, STAY, STYLE, TAKEN, TRADING, TRIBRID, WIN,
+    SPECS, SPEED, STAY, STYLE, TAKEN, TIMED_OUT, TRADING, TRIBRID, WIN,
 )
 from sparring.kit import helper, rand_float, rand_int
 
@@ -211,7 +214,7 @@ def phase_of(s, cfg):
 
 
 @helper
-def resolve_tick(s, cfg, act, rew, term, trunc):
+def resolve_tick(s, cfg, act, rew, term):
     """One tick of the rules (see the module docstring)."""
     for a in range(2):
         if a == 0 or cfg.opponent == LEARNER:
@@ -249,6 +252,8 @@ def resolve_tick(s, cfg, act, rew, term, trunc):
     move_both(s)
     run_timers(s)
     if s.tick >= cfg.max_ticks:
-        s.metrics[DRAW] = 1.0
-        trunc[0] = True
-        trunc[1] = True
+        rew[0] -= 1.0
+        rew[1] -= 1.0
+        s.metrics[TIMED_OUT] = 1.0
+        term[0] = True
+        term[1] = True

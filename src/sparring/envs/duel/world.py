@@ -62,6 +62,7 @@ OPPONENTS = ("random", "reactive", "tribrid", "robot", "learner")
 RANDOM, REACTIVE, TRIBRID, ROBOT, LEARNER = range(5)
 PHASES = ("opening", "trading", "low_hp", "finish")
 OPENING, TRADING, LOW_HP, FINISH = range(4)
-METRICS = ("win", "draw", "damage_dealt", "damage_taken", "prayed_hits", "food_eaten", "specs", "freezes",
-           "shaping_damage", "shaping_taken", "shaping_prayer")
-WIN, DRAW, DEALT, TAKEN, PRAYED, EATEN, SPECS, FREEZES, SHAPING_DAMAGE, SHAPING_TAKEN, SHAPING_PRAYER = range(11)
+METRICS = ("win", "draw", "timed_out", "damage_dealt", "damage_taken", "prayed_hits", "food_eaten", "specs",
+           "freezes", "shaping_damage", "shaping_taken", "shaping_prayer")
+(WIN, DRAW, TIMED_OUT, DEALT, TAKEN, PRAYED, EATEN, SPECS, FREEZES, SHAPING_DAMAGE, SHAPING_TAKEN,
+ SHAPING_PRAYER) = range(12)
