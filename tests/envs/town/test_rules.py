@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+import sparring
 from sparring.envs.town.env import TownConfig
 from sparring.envs.town.legal import legal
 from sparring.envs.town.observe import PLACE, SELF, SLOT
@@ -87,7 +88,8 @@ def test_team_term_shares_others_goals_and_its_knob_defaults_to_off():
     assert rew[0] == pytest.approx(1.0 + 0.7 / others) and rew[2] == pytest.approx(0.7 * 2 / others)
     assert env.records[0]["metrics"][list(env.env_cls.metrics).index("shaping_team")] > 0
     assert (_act(env, {}) == 0.0).all()
-    assert TownConfig().reward_team == 0.0  # opt-in: only the defaults TOML turns it on, for training
+    assert TownConfig().reward_team == 0.0  # opt-in: off in the env's defaults too; training asks for it
+    assert sparring.make("town", num_envs=1).config.reward_team == 0.0
     plain = quiet_town()
     plain.records[0]["coins"][0] = GOAL_COINS
     refresh(plain)
