@@ -95,14 +95,36 @@ def test_save_load_round_trip_and_clear_errors(tmp_path):
     with pytest.raises(ValueError, match="built for env 'serpent', not 'duel'"):
         Archive.load(str(tmp_path), sparring.kit.registry.get("duel"))
     meta = json.load(open(tmp_path / "archive.json"))
-    json.dump({**meta, "fields": ["wave"]}, open(tmp_path / "archive.json", "w"))
-    with pytest.raises(ValueError, match="now declares"):
-        Archive.load(str(tmp_path), Serpent)
-    json.dump({**meta, "cells": 3}, open(tmp_path / "archive.json", "w"))
-    with pytest.raises(ValueError, match="save was interrupted"):
-        Archive.load(str(tmp_path), Serpent)
+    json.dump({**meta, "cells": 3}, open(tmp_path / "archive.json", "w"))  # as a save killed between the files
+    assert Archive.load(str(tmp_path), Serpent)[0].index == archive.index  # the npz holds its own metadata
     with pytest.raises(ValueError, match="no archive in"):
         Archive.load(str(tmp_path / "nowhere"), Serpent)
+
+
+def _as_format_1(folder, **changes):
+    """Rewrite the archive in ``folder`` as format 1 wrote it (metadata only in archive.json), with ``changes``."""
+    with np.load(folder / "archive.npz") as data:
+        arrays = {name: data[name] for name in data.files if name != "meta"}
+    np.savez(folder / "archive.npz", **arrays)
+    meta = json.load(open(folder / "archive.json"))
+    meta = {k: v for k, v in meta.items() if k != "checksum"}
+    json.dump({**meta, "format": 1, **changes}, open(folder / "archive.json", "w"))
+
+
+def test_an_archive_of_format_1_loads_and_its_metadata_is_checked(tmp_path):
+    archive = Archive(Serpent)
+    archive.insert(serpent_records(), [0.1, 0.2, 0.3, 0.4])
+    archive.save(str(tmp_path))
+    _as_format_1(tmp_path)
+    assert Archive.load(str(tmp_path), Serpent)[0].index == archive.index
+    archive.save(str(tmp_path))
+    _as_format_1(tmp_path, fields=["wave"])
+    with pytest.raises(ValueError, match="now declares"):
+        Archive.load(str(tmp_path), Serpent)
+    archive.save(str(tmp_path))
+    _as_format_1(tmp_path, cells=3)
+    with pytest.raises(ValueError, match="save was interrupted"):
+        Archive.load(str(tmp_path), Serpent)
 
 
 def test_an_env_without_cells_is_refused_by_name():

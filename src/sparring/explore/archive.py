@@ -18,15 +18,17 @@ gather where the policy has only just arrived.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 
 import numpy as np
 
 from sparring.explore.cells import cell_fields, decode, keys_of
-from sparring.kit.atomic import atomic_file
+from sparring.kit.atomic import atomic_file, clean_stale
+from sparring.kit.files import DamagedFile, check_keys, read_json, reading
 
-FORMAT = 1
+FORMAT = 2  # 1: without the metadata and checksum inside archive.npz (still read)
 _COUNTS = ("visits", "chosen", "restarts", "successes")
 
 
@@ -144,24 +146,26 @@ class Archive:
     def save(self, folder: str, extra: dict | None = None) -> None:
         """Write ``archive.npz``, then ``archive.json``, into ``folder``, each all at once (:mod:`sparring.kit.atomic`).
 
-        A save interrupted between the two can leave a new npz beside the old json; :meth:`load` checks
-        that their cell counts agree.
+        The npz is the whole archive: its arrays and, as its ``meta`` entry, the metadata with a
+        SHA-256 of the arrays (``checksum``). archive.json is a copy of that metadata for people and
+        tools, so a save interrupted between the two files still leaves a loadable archive.
         """
         os.makedirs(folder, exist_ok=True)
-        arrays = {name: getattr(self, name) for name in ("keys", "score", "length", "states", *_COUNTS)}
+        clean_stale(folder, ARCHIVE_FILES)
+        arrays = {name: getattr(self, name) for name in _ARRAYS}
         arrays["records"] = self.records.view(np.uint8).reshape(len(self), self.records.dtype.itemsize)
-        with atomic_file(os.path.join(folder, "archive.npz"), "wb") as fh:
-            np.savez(fh, **arrays)
         meta = {"format": FORMAT, "env": self.env_cls.name, "fields": list(self.fields), "cells": len(self),
                 "record_dtype": str(self.records.dtype.descr), "state_shape": list(self.state_shape),
-                "extra": extra or {}}
+                "extra": extra or {}, "checksum": _checksum(arrays)}
+        with atomic_file(os.path.join(folder, "archive.npz"), "wb") as fh:
+            np.savez(fh, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), **arrays)
         with atomic_file(os.path.join(folder, "archive.json")) as fh:
             json.dump(meta, fh, indent=1)
 
     @classmethod
     def load(cls, folder: str, env_cls: type) -> tuple["Archive", dict]:
         """The archive saved in ``folder`` and its ``extra`` dict; errors name a wrong env or a damaged file."""
-        meta = read_archive_meta(folder)
+        meta, arrays, where = read_archive(folder)
         if meta["env"] != env_cls.name:
             raise ValueError(f"archive in {folder!r} was built for env {meta['env']!r}, not {env_cls.name!r}; "
                              f"use it with `{meta['env']}` or explore {env_cls.name!r} anew")
@@ -172,25 +176,80 @@ class Archive:
         if list(archive.fields) != meta["fields"]:
             raise ValueError(f"archive in {folder!r} has cells of fields {meta['fields']}, but {env_cls.name!r} now "
                              f"declares {list(archive.fields)}; explore anew")
-        with np.load(os.path.join(folder, "archive.npz"), allow_pickle=False) as data:
-            if len(data["keys"]) != meta["cells"]:
-                raise ValueError(f"archive in {folder!r}: archive.npz has {len(data['keys'])} cells but archive.json "
-                                 f"says {meta['cells']} (a save was interrupted); save it again or explore anew")
-            for name in ("keys", "score", "length", "states", *_COUNTS):
-                setattr(archive, name, data[name].copy())
-            archive.records = data["records"].copy().view(env_cls.record_dtype).reshape(-1)
+        _check_arrays(arrays, meta, archive, where)
+        for name in _ARRAYS:
+            setattr(archive, name, arrays[name].copy())
+        archive.records = arrays["records"].copy().view(env_cls.record_dtype).reshape(-1)
         archive.index = {int(k): i for i, k in enumerate(archive.keys)}
         return archive, meta["extra"]
 
 
-def read_archive_meta(folder: str) -> dict:
-    """``archive.json`` of ``folder``, with a clear error if there is none or its format is unknown."""
-    path = os.path.join(folder, "archive.json")
-    if not os.path.exists(path):
+ARCHIVE_FILES = ("archive.npz", "archive.json")
+_ARRAYS = ("keys", "score", "length", "states", *_COUNTS)
+_META_KEYS = {"format": int, "env": str, "fields": list, "cells": int, "record_dtype": str, "state_shape": list,
+              "extra": dict}
+REMEDY = "save it again, or explore anew (sparring explore ENV --out DIR)"
+
+
+def _checksum(arrays: dict) -> str:
+    """``"sha256:<hex>"`` over the names, dtypes, shapes and bytes of ``arrays`` (in name order)."""
+    digest = hashlib.sha256()
+    for name in sorted(arrays):
+        array = np.ascontiguousarray(arrays[name])
+        digest.update(f"{name}|{array.dtype.str}|{array.shape}|".encode())
+        digest.update(array.tobytes())
+    return "sha256:" + digest.hexdigest()
+
+
+def read_archive(folder: str) -> tuple[dict, dict, str]:
+    """The metadata, arrays and the metadata's file of the archive in ``folder``, each checked for damage.
+
+    The metadata is archive.npz's own (``meta``; archive.json must still be readable JSON), or, for an
+    archive of format 1, archive.json. Raises ValueError when there is no archive, DamagedFile when a
+    file is damaged.
+    """
+    npz, json_path = (os.path.join(folder, name) for name in ARCHIVE_FILES)
+    if not os.path.exists(npz) and not os.path.exists(json_path):
         raise ValueError(f"no archive in {folder!r}: expected archive.json and archive.npz (written by "
                          "`sparring explore` or saved with a `sparring train --archive` checkpoint)")
-    with open(path) as fh:
-        meta = json.load(fh)
-    if meta.get("format") != FORMAT:
-        raise ValueError(f"archive in {folder!r} has format {meta.get('format')!r}; this version reads {FORMAT}")
-    return meta
+    clean_stale(folder, ARCHIVE_FILES)
+    described = read_json(json_path, "archive metadata", REMEDY) if os.path.exists(json_path) else None
+    with reading(npz, "archive (NumPy .npz)", REMEDY), np.load(npz, allow_pickle=False) as data:
+        arrays = {name: data[name] for name in data.files}
+    if "meta" in arrays:
+        with reading(npz, "archive: its 'meta' entry is not JSON text", REMEDY):
+            meta, where = json.loads(arrays.pop("meta").tobytes().decode("utf-8")), npz
+    elif described is not None:
+        meta, where = described, json_path
+    else:
+        raise DamagedFile(json_path, "is missing, and archive.npz (of format 1) has no metadata of its own", REMEDY)
+    if not isinstance(meta, dict):
+        raise DamagedFile(where, "its metadata is not a JSON object", REMEDY)
+    check_keys(meta, _META_KEYS, where, "archive's metadata", REMEDY)
+    if meta["format"] not in (1, FORMAT):
+        raise DamagedFile(where, f"has archive format {meta['format']}; this version reads formats 1 and {FORMAT}",
+                          REMEDY)
+    if meta["format"] == FORMAT:
+        check_keys(meta, {"checksum": str}, where, "archive's metadata", REMEDY)
+        if _checksum(arrays) != meta["checksum"]:
+            raise DamagedFile(npz, "its arrays do not match the checksum saved with them: the file is damaged", REMEDY)
+    return meta, arrays, where
+
+
+def _check_arrays(arrays: dict, meta: dict, archive: Archive, where: str) -> None:
+    """Check the arrays of a saved archive against its metadata: names, dtypes, shapes, counts."""
+    n = meta["cells"]
+    want = {name: (getattr(archive, name).dtype, (n, *getattr(archive, name).shape[1:])) for name in _ARRAYS}
+    want["records"] = (np.dtype(np.uint8), (n, archive.records.dtype.itemsize))
+    for name, (dtype, shape) in want.items():
+        if name not in arrays:
+            raise DamagedFile(where, f"archive.npz lacks the array {name!r}", REMEDY)
+        if arrays[name].dtype != dtype or arrays[name].shape != shape:
+            problem = (f"archive.npz has {len(arrays[name])} cells but the metadata says {n} (a save was interrupted)"
+                       if arrays[name].shape[:1] != (n,) else f"array {name!r} is {arrays[name].dtype}{list(shape)}")
+            raise DamagedFile(where, f"{problem}; expected {dtype} of shape {list(shape)}", REMEDY)
+    counts = [arrays[name] for name in ("length", *_COUNTS)]
+    if len(np.unique(arrays["keys"])) != n or any((c < 0).any() for c in counts) or \
+            (arrays["successes"] > arrays["restarts"]).any() or not np.isfinite(arrays["score"]).all():
+        raise DamagedFile(where, "archive.npz holds repeated cells, negative counts, more successes than restarts "
+                                 "or non-finite scores", REMEDY)

@@ -24,9 +24,12 @@ Metrics per update: ``archive/cells``, ``archive/deepest`` (largest first cell f
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
-from sparring.explore.archive import Archive
+from sparring.explore.archive import REMEDY, Archive
+from sparring.kit.files import reading
 
 
 class ArchiveRestarts:
@@ -134,10 +137,13 @@ class ArchiveRestarts:
         if archive.state_shape != self.archive.state_shape:
             raise ValueError(f"archive in {folder!r} stores recurrent states of shape {archive.state_shape}, this "
                              f"run's policy has {self.archive.state_shape}")
-        self.archive = archive
-        self.rng.bit_generator.state = extra["rng"]
-        self.from_cell = np.asarray(extra["from_cell"], np.int64)
-        self.ticks, self.restarted = int(extra["ticks"]), int(extra["restarted"])
+        with reading(os.path.join(folder, "archive.npz"), "checkpoint archive: its restart state", REMEDY):
+            from_cell = np.asarray(extra["from_cell"], np.int64)
+            if from_cell.shape != self.from_cell.shape or not (from_cell < len(archive)).all():
+                raise ValueError(f"from_cell holds {from_cell.shape} cells for {self.from_cell.shape} envs")
+            self.rng.bit_generator.state = extra["rng"]
+            self.ticks, self.restarted = int(extra["ticks"]), int(extra["restarted"])
+        self.archive, self.from_cell = archive, from_cell
 
 
 def _explored(folder: str, env_cls: type, state_shape: tuple) -> Archive:

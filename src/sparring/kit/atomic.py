@@ -4,14 +4,18 @@ A reader, or a process killed in the middle of a write, sees the old content or 
 new one, never a part. On an error the temporary file or folder is removed and the
 old one is left as it was. Temporary names start with a dot and hold ``.tmp``; a
 process killed outright (SIGKILL, power loss) may leave one behind, never in place
-of the real name. :func:`new_folder` claims a fresh, timestamped folder (a run's)
-that no other process gets.
+of the real name: the writer holds a lock on its temporary file or folder, and the
+next write of the same name (or :func:`clean_stale`) removes leftovers that are
+unlocked and over a minute old. :func:`new_folder` claims a fresh, timestamped
+folder (a run's) that no other process gets.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -20,6 +24,9 @@ from typing import IO
 
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)  # reading the umask means setting it: done once, at import, not while threads write
+STALE_S = 60.0  # a temporary name unlocked and this old was left by a process that died
+# .NAME.XXXXXXXX.tmp[.EXT] (mkstemp's 8 characters), and .NAME.XXXXXXXX.tmp.old of a folder being replaced
+_TEMP = re.compile(r"\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp(?P<rest>.*)")
 
 
 def _mode(path: str, default: int) -> int:
@@ -38,6 +45,63 @@ def _sync(path: str) -> None:
         os.close(fd)
 
 
+def _locked(path: str) -> int:
+    """An open descriptor of ``path`` holding an exclusive lock, which ends with the process (or ``os.close``)."""
+    fd = os.open(path, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def _stale(folder: str, entry: str) -> bool:
+    """Whether ``entry`` of ``folder`` is a temporary name of this module left by a dead writer."""
+    match = _TEMP.fullmatch(entry)
+    if not match or match["rest"] not in ("", ".old", os.path.splitext(match["name"])[1]):
+        return False
+    path = os.path.join(folder, entry)
+    if match["rest"] == ".old" and not os.path.exists(os.path.join(folder, match["name"])):
+        return False  # the only copy left by a crash between atomic_folder's two renames: keep it
+    try:
+        info = os.lstat(path)
+        if os.path.islink(path) or time.time() - info.st_mtime < STALE_S:
+            return False
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a live writer holds it
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def clean_stale(folder: str | os.PathLike, names=None) -> list[str]:
+    """Remove this module's temporary files and folders in ``folder`` that a killed writer left; returns them.
+
+    Only names of this module's pattern (``.NAME.XXXXXXXX.tmp[.EXT]``), and of those only
+    the ones for targets in ``names`` when given, unlocked (no live writer) and over
+    :data:`STALE_S` seconds old. Nothing else in ``folder`` is touched; errors are ignored.
+    """
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return []
+    wanted = None if names is None else set(names)
+    removed = []
+    for entry in entries:
+        match = _TEMP.fullmatch(entry)
+        if match and (wanted is None or match["name"] in wanted) and _stale(os.fspath(folder), entry):
+            path = os.path.join(folder, entry)
+            if os.path.isdir(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+            removed.append(path)
+    return removed
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[str]:
     """Yield a new temporary path beside ``path``, with the same extension, for a writer that takes a path.
@@ -48,8 +112,9 @@ def atomic_path(path: str | os.PathLike) -> Iterator[str]:
     """
     path = os.path.abspath(path)
     folder, name = os.path.split(path)
+    clean_stale(folder, [name])
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp" + os.path.splitext(name)[1], dir=folder)
-    os.close(fd)
+    fcntl.flock(fd, fcntl.LOCK_EX)
     try:
         yield tmp
         os.chmod(tmp, _mode(path, 0o666))
@@ -59,6 +124,8 @@ def atomic_path(path: str | os.PathLike) -> Iterator[str]:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+    finally:
+        os.close(fd)
     _sync(folder)  # the rename itself survives a crash
 
 
@@ -86,8 +153,10 @@ def atomic_folder(path: str | os.PathLike) -> Iterator[str]:
     """
     path = os.path.abspath(path)
     parent, name = os.path.split(path)
+    clean_stale(parent, [name])
     tmp = tempfile.mkdtemp(prefix=f".{name}.", suffix=".tmp", dir=parent)
     old = tmp + ".old"
+    lock = _locked(tmp)
     try:
         os.chmod(tmp, _mode(path, 0o777))
         yield tmp
@@ -104,6 +173,8 @@ def atomic_folder(path: str | os.PathLike) -> Iterator[str]:
         if os.path.exists(old) and not os.path.exists(path):
             os.rename(old, path)
         raise
+    finally:
+        os.close(lock)
     _sync(parent)
     shutil.rmtree(old, ignore_errors=True)
 

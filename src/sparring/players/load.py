@@ -2,17 +2,27 @@
 
 ``sparring train`` writes checkpoints (:mod:`sparring.train.checkpoint`); everything else
 reads them through this module. Weights are safetensors and meta is JSON: nothing here
-unpickles a file.
+unpickles a file. Every file read is checked (its checksum in meta.json, its layout, finite
+weights); a damaged one is a :class:`~sparring.kit.files.DamagedFile` naming it.
 """
 
 from __future__ import annotations
 
-import json
 import os
+import re
 
+import torch
 from safetensors.torch import load_file
 
+from sparring.kit.atomic import clean_stale
+from sparring.kit.files import DamagedFile, check_keys, read_json, reading, verify_checksums
 from sparring.players.policy import Policy
+
+FORMAT = 1
+REMEDY = "use another checkpoint of the run (checkpoints/step-N) or train anew"
+# what every checkpoint's meta.json holds (train/checkpoint.py writes more, read on resume)
+META_KEYS = {"format": int, "env": str, "env_config": dict, "policy": dict, "step": int}
+_STEP = re.compile(r"step-\d+")
 
 
 def resolve(path: str) -> str:
@@ -20,18 +30,38 @@ def resolve(path: str) -> str:
     for candidate in (path, os.path.join(path, "checkpoints")):
         latest = os.path.join(candidate, "latest")
         if os.path.exists(latest):
-            with open(latest) as fh:
-                return os.path.join(candidate, fh.read().strip())
+            clean_stale(candidate)  # what a run killed while saving left behind
+            return _latest(latest)
     if os.path.exists(os.path.join(path, "meta.json")):
         return path
     raise ValueError(f"no checkpoint at {path!r}: expected a run folder (runs/<env>-<time>), its checkpoints "
                      "folder, or a checkpoints/step-N folder with meta.json")
 
 
+def _latest(latest: str) -> str:
+    """The checkpoint folder the ``latest`` file names (a ``step-N`` folder beside it)."""
+    with reading(latest, "pointer to the newest checkpoint", REMEDY):
+        with open(latest, encoding="utf-8") as fh:
+            name = fh.read(256).strip()
+    if not _STEP.fullmatch(name):
+        raise DamagedFile(latest, f"names {name[:40]!r}, not a checkpoint folder step-N beside it", REMEDY)
+    folder = os.path.join(os.path.dirname(latest), name)
+    if not os.path.isfile(os.path.join(folder, "meta.json")):
+        raise DamagedFile(latest, f"names {name}, but there is no checkpoint {folder} (with meta.json)", REMEDY)
+    return folder
+
+
 def read_meta(path: str) -> dict:
-    """The meta.json of the checkpoint at ``path`` (see :func:`resolve`)."""
-    with open(os.path.join(resolve(path), "meta.json")) as fh:
-        return json.load(fh)
+    """The meta.json of the checkpoint at ``path`` (see :func:`resolve`), its keys checked."""
+    file = os.path.join(resolve(path), "meta.json")
+    meta = read_json(file, "checkpoint meta", REMEDY)
+    check_keys(meta, META_KEYS, file, "checkpoint meta.json", REMEDY)
+    if meta["format"] != FORMAT:
+        raise DamagedFile(file, f"has checkpoint format {meta['format']}; this version reads format {FORMAT}", REMEDY)
+    for key in ("seats", "opponent_state"):
+        if meta.get(key) is not None:
+            check_keys(meta, {key: dict}, file, "checkpoint meta.json", REMEDY)
+    return meta
 
 
 def checkpoint_env_config(path: str, env_name: str) -> dict:
@@ -47,10 +77,16 @@ def check_compatible(meta: dict, env_name: str, env) -> None:
                          f"use it with `{meta['env']}` or pick a checkpoint of {env_name!r}")
     spec = meta["policy"]
     want = {"obs_size": env.obs_spec.size, "head_sizes": [int(s) for s in env.heads.sizes]}
-    have = {"obs_size": spec["obs_size"], "head_sizes": spec["head_sizes"]}
+    have = {"obs_size": spec.get("obs_size"), "head_sizes": spec.get("head_sizes")}
     if want != have:
         raise ValueError(f"checkpoint policy expects {have} but env {env_name!r} with this config has {want}; "
                          f"train-time env config was {meta['env_config']}")
+
+
+def build_policy(meta: dict, folder: str) -> Policy:
+    """The (untrained) policy meta.json of the checkpoint in ``folder`` describes."""
+    with reading(os.path.join(folder, "meta.json"), "checkpoint meta: its 'policy' does not build a policy", REMEDY):
+        return Policy(**meta["policy"])
 
 
 def load_policy(path: str, env_name: str | None = None, env=None, device="cpu") -> tuple[Policy, dict]:
@@ -59,16 +95,38 @@ def load_policy(path: str, env_name: str | None = None, env=None, device="cpu") 
     meta = read_meta(folder)
     if env is not None:
         check_compatible(meta, env_name, env)
-    policy = Policy(**meta["policy"]).to(device)
+    policy = build_policy(meta, folder).to(device)
     policy.heads.to(device)
+    verify_files(folder, meta, ["policy.safetensors"])
     load_weights(policy, os.path.join(folder, "policy.safetensors"))
     return policy, meta
 
 
+def verify_files(folder: str, meta: dict, names: list[str]) -> None:
+    """Check the files ``names`` of the checkpoint in ``folder`` against the checksums in its meta (if any)."""
+    recorded = meta.get("checksums")
+    if isinstance(recorded, dict):
+        recorded = {name: value for name, value in recorded.items() if name in names}
+    verify_checksums(folder, recorded, os.path.join(folder, "meta.json"), REMEDY)
+
+
+def read_tensors(file: str, what: str) -> dict[str, torch.Tensor]:
+    """The tensors of the safetensors file ``file`` (a ``what``); a damaged file is a DamagedFile."""
+    with reading(file, f"safetensors file of {what}", REMEDY):
+        return load_file(file)
+
+
 def load_weights(policy: Policy, file: str) -> None:
-    """Load safetensors weights; a shape or key mismatch names the offending tensors."""
-    weights = load_file(file)
+    """Load safetensors weights; a shape or key mismatch names the offending tensors, non-finite ones are refused."""
+    weights = read_tensors(file, "policy weights")
+    bad = [name for name, tensor in weights.items()
+           if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all())]
+    if bad:
+        raise DamagedFile(file, f"holds non-finite weights (NaN or infinity in {', '.join(bad[:3])}"
+                                f"{', ...' if len(bad) > 3 else ''}): the training diverged or the file is damaged",
+                          "use an earlier checkpoint (checkpoints/step-N), or train again with a lower --train.lr")
     try:
         policy.load_state_dict(weights)
     except RuntimeError as exc:
-        raise ValueError(f"weights in {file} do not fit this policy ({policy.spec}): {exc}") from None
+        raise DamagedFile(file, f"its weights do not fit the policy meta.json describes ({policy.spec}): "
+                                f"{' '.join(str(exc).split())}", REMEDY) from None

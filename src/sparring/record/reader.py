@@ -10,7 +10,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sparring.kit.batch import BatchedEnv
-from sparring.record.schema import Meta, RecordingError
+from sparring.kit.files import reading
+from sparring.record.schema import Meta, RecordingError, check_columns
 from sparring.record.store import read_table
 
 
@@ -75,7 +76,12 @@ class Recording:
         self.table = load(self.path, env)
         self.meta = Meta.from_arrow(self.table.schema.metadata, self.path)
         self.env_cls = self.meta.env_class(self.path)
-        self.config = self.meta.env_config(self.env_cls)
+        try:
+            self.config = self.meta.env_config(self.env_cls)
+        except ValueError as exc:
+            raise RecordingError(f"{self.path}: its recorded env config does not fit env {self.meta.env!r} "
+                                 f"({exc}); record it again") from None
+        check_columns(self.table.schema, self.env_cls, self.config, self.path)
 
     def episode_ids(self) -> list[int]:
         """The ids of the recorded episodes, ascending."""
@@ -92,10 +98,15 @@ class Recording:
             ids = self.episode_ids()
             shown = f"{ids[0]}..{ids[-1]}" if ids else "none: the recording is empty"
             raise RecordingError(f"{self.path} has no episode {k}; recorded episodes: {shown}")
-        a, n_heads = self.meta.num_agents, len(self.meta.heads)
+        a = self.env_cls.num_agents
         ticks_n = rows.num_rows // a
         if ticks_n * a != rows.num_rows or ticks_n < 2:
             raise RecordingError(f"{self.path}: episode {k} has {rows.num_rows} rows, not whole ticks of {a} agents")
+        with reading(self.path, f"recording: its episode {k}", "record it again"):
+            return self._episode(k, rows, ticks_n)
+
+    def _episode(self, k: int, rows: pa.Table, ticks_n: int) -> Episode:
+        a, n_heads = self.env_cls.num_agents, len(self.env_cls.actions.sizes)
         moves = rows.slice(0, (ticks_n - 1) * a)
         dtype = self.env_cls.record_dtype
         state = rows["state"].combine_chunks()

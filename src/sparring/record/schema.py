@@ -27,6 +27,11 @@ class RecordingError(ValueError):
     """A file that is not a readable sparring recording for the requested env."""
 
 
+_META_TYPES = {"env": str, "config": dict, "record_dtype": str, "num_agents": int, "heads": dict, "phases": list,
+               "metrics": list, "policy": str, "package_version": str, "forked_from": (dict, type(None))}
+_KIND_NAMES = {str: "a string", dict: "a JSON object", int: "an integer", list: "a list"}
+
+
 def dtype_to_json(dtype: np.dtype) -> str:
     """A canonical JSON text of a structured dtype: names, formats with shapes, offsets, itemsize."""
     formats = []
@@ -65,18 +70,26 @@ class Meta:
     @classmethod
     def from_arrow(cls, kv: dict | None, where: str) -> "Meta":
         """Parse and version-check the metadata of ``where``; raise RecordingError if it is not ours."""
-        kv = {k.decode(): v.decode() for k, v in (kv or {}).items() if k.startswith(PREFIX.encode())}
+        try:
+            kv = {k.decode(): json.loads(v.decode()) for k, v in (kv or {}).items() if k.startswith(PREFIX.encode())}
+        except ValueError as exc:  # bytes that are not UTF-8 JSON
+            raise RecordingError(f"{where}: its recording metadata is garbled ({exc}); record it again") from None
         if PREFIX + "schema_version" not in kv:
             raise RecordingError(f"{where} is not a sparring recording (its Parquet metadata has no "
                                  f"{PREFIX}schema_version key)")
-        version = json.loads(kv[PREFIX + "schema_version"])
+        version = kv[PREFIX + "schema_version"]
         if version != SCHEMA_VERSION:
             raise RecordingError(f"{where} uses recording schema version {version}; this sparring "
                                  f"{sparring.__version__} reads version {SCHEMA_VERSION} only")
-        values = {f.name: json.loads(kv[PREFIX + f.name]) for f in dataclasses.fields(cls) if PREFIX + f.name in kv}
+        values = {f.name: kv[PREFIX + f.name] for f in dataclasses.fields(cls) if PREFIX + f.name in kv}
         missing = [f.name for f in dataclasses.fields(cls) if f.name not in values and f.default is dataclasses.MISSING]
         if missing:
             raise RecordingError(f"{where} lacks recording metadata {missing}")
+        for name, kind in _META_TYPES.items():
+            if not isinstance(values.get(name), kind) or isinstance(values.get(name), bool) and kind is int:
+                valid = _KIND_NAMES.get(kind, "a JSON object or null")
+                raise RecordingError(f"{where}: recording metadata {PREFIX}{name} is {values.get(name)!r:.60}, not "
+                                     f"{valid} as in every recording; record it again")
         return cls(**values)
 
     def check_env(self, env: str | None, where: str) -> None:
@@ -127,8 +140,22 @@ def meta_for(env, policy: str, forked_from: dict | None = None) -> Meta:
 
 def arrow_schema(env, meta: Meta, text: bool) -> pa.Schema:
     """The column layout of a recording of BatchedEnv ``env`` (text columns when ``text``)."""
-    cls = env.env_cls
-    obs = env.obs_spec
+    return pa.schema(_fields(env.env_cls, env.obs_spec, text), metadata=meta.to_arrow())
+
+
+def check_columns(schema: pa.Schema, env_cls: type, config, where: str) -> None:
+    """Fail clearly when a recording's columns are not those of ``env_cls`` with ``config`` (names and types)."""
+    text = "obs_text" in schema.names
+    for field in _fields(env_cls, env_cls.obs_spec(config), text):
+        if field.name not in schema.names:
+            raise RecordingError(f"{where} lacks the column {field.name!r} of every {env_cls.name} recording; "
+                                 "it is damaged or not a recording: record it again")
+        if not schema.field(field.name).type.equals(field.type):
+            raise RecordingError(f"{where}: column {field.name!r} is {schema.field(field.name).type}, not the "
+                                 f"{field.type} of a {env_cls.name} recording with its config; record it again")
+
+
+def _fields(cls: type, obs, text: bool) -> list[pa.Field]:
     n_heads = len(cls.actions.names)
     fields = [
         pa.field("env", pa.dictionary(pa.int8(), pa.string()), nullable=False),
@@ -153,7 +180,7 @@ def arrow_schema(env, meta: Meta, text: bool) -> pa.Schema:
     ]
     if text:
         fields += [pa.field("obs_text", pa.string(), nullable=False), pa.field("action_text", pa.string())]
-    return pa.schema(fields, metadata=meta.to_arrow())
+    return fields
 
 
 def action_text(names, action) -> str:

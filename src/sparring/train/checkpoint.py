@@ -4,8 +4,10 @@ Reading them (for play, not for resuming) is :mod:`sparring.players.load`.
 
 A checkpoint is a folder ``checkpoints/step-<N>/`` written under a temporary name
 and renamed into place, then ``checkpoints/latest`` is replaced atomically: a run
-killed at any moment leaves the previous checkpoint intact. Torch state files are
-loaded with ``weights_only=True`` (no arbitrary pickles).
+killed at any moment leaves the previous checkpoint intact. meta.json records the
+SHA-256 of every other file (``"checksums"``), checked on resume. Torch state files
+are loaded with ``weights_only=True`` (no arbitrary pickles); every file read on
+resume is checked, and a damaged one is a DamagedFile naming it.
 """
 
 from __future__ import annotations
@@ -13,17 +15,22 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import warnings
 
 import numpy as np
 import torch
-from safetensors.torch import load_file, save_file
+from safetensors.torch import save_file
 
 import sparring
-from sparring.kit.atomic import atomic_file, atomic_folder
-from sparring.players.load import check_compatible, load_weights, read_meta, resolve
-from sparring.players.policy import Policy
+from sparring.kit.atomic import atomic_file, atomic_folder, clean_stale
+from sparring.kit.files import DamagedFile, check_keys, checksums, read_npy, reading
+from sparring.players.load import (FORMAT, REMEDY, build_policy, check_compatible, load_weights, read_meta,
+                                   read_tensors, resolve, verify_files)
 
-FORMAT = 1
+FILES = ("policy.safetensors", "state.safetensors", "records.npy", "optimizer.pt")
+# what meta.json holds beyond what every reader needs (players.load.META_KEYS), read on resume
+RESUME_KEYS = {"iteration": int, "elapsed": float, "recurrent_count": int, "train_config": dict,
+               "opponent": (str, type(None)), "opponent_state": (dict, type(None))}
 
 
 def _tensors(named: dict) -> dict:
@@ -34,6 +41,7 @@ def save_checkpoint(run_dir: str, trainer, keep: int = 3) -> str:
     """Write the trainer's full state under ``run_dir/checkpoints``; returns the checkpoint folder."""
     root = os.path.join(run_dir, "checkpoints")
     os.makedirs(root, exist_ok=True)
+    clean_stale(root)  # what a run killed while saving left behind
     name = f"step-{trainer.global_step:012d}"
     with atomic_folder(os.path.join(root, name)) as tmp:
         _write_state(tmp, trainer)
@@ -48,6 +56,10 @@ def _write_state(tmp: str, trainer) -> None:
     """The files of a checkpoint of ``trainer``, written into the folder ``tmp``."""
     state = trainer.train_state()
     opponent = state["opponent"] or {"json": None, "tensors": {}}
+    if not all(bool(torch.isfinite(p).all()) for p in trainer.policy.parameters()):
+        warnings.warn(f"the policy's weights are not finite (NaN or infinity) at step {trainer.global_step}: the "
+                      "training diverged; this checkpoint will not load (lower --train.lr)", RuntimeWarning,
+                      stacklevel=3)
     save_file(_tensors(trainer.policy.state_dict()), os.path.join(tmp, "policy.safetensors"))
     extra = {f"recurrent.{i}": s for i, s in enumerate(state["recurrent_state"])}
     extra.update({f"opponent.{k}": v for k, v in opponent["tensors"].items()})
@@ -61,35 +73,68 @@ def _write_state(tmp: str, trainer) -> None:
             "policy": trainer.policy.spec,
             "version": sparring.__version__, "step": trainer.global_step, "iteration": trainer.iteration,
             "elapsed": trainer.elapsed, "recurrent_count": len(state["recurrent_state"]),
-            "opponent_state": opponent["json"]}
+            "opponent_state": opponent["json"], "checksums": checksums(tmp, FILES)}
     with open(os.path.join(tmp, "meta.json"), "w") as fh:
         json.dump(meta, fh, indent=1)
     if getattr(trainer, "restarts", None) is not None:
         trainer.restarts.save(tmp)  # the Go-Explore archive
 
 
+def read_resume_meta(path: str) -> dict:
+    """The meta.json of the checkpoint at ``path``, with the keys a resume reads checked."""
+    meta = read_meta(path)
+    check_keys(meta, RESUME_KEYS, os.path.join(resolve(path), "meta.json"), "checkpoint meta.json", REMEDY)
+    return meta
+
+
 def restore_trainer(trainer, path: str) -> dict:
-    """Load weights, optimizer, RNG and rollout state of a checkpoint into ``trainer``; returns meta."""
+    """Load weights, optimizer, RNG and rollout state of a checkpoint into ``trainer``; returns meta.
+
+    Every file is checked before the trainer is changed: checksums, the keys of meta.json, the
+    layout of the records and tensors. A damaged file is a DamagedFile naming it.
+    """
     folder = resolve(path)
-    meta = read_meta(folder)
+    meta = read_resume_meta(folder)
     check_compatible(meta, trainer.env_name, trainer.env)
     # rebuilt, the saved spec gains the defaults of settings newer than the checkpoint
-    if Policy(**meta["policy"]).spec != trainer.policy.spec:
+    if build_policy(meta, folder).spec != trainer.policy.spec:
         raise ValueError(f"checkpoint policy {meta['policy']} differs from this run's {trainer.policy.spec}")
+    verify_files(folder, meta, list(FILES))
+    records = read_npy(os.path.join(folder, "records.npy"), trainer.env.env_cls.record_dtype,
+                       (trainer.env.num_envs,), "env state records", REMEDY)
+    extra = _rollout_tensors(os.path.join(folder, "state.safetensors"), trainer, meta["recurrent_count"])
     load_weights(trainer.policy, os.path.join(folder, "policy.safetensors"))
-    opt = torch.load(os.path.join(folder, "optimizer.pt"), weights_only=True, map_location="cpu")
-    trainer.optimizer.load_state_dict(opt["optimizer"])
-    torch.set_rng_state(opt["torch_rng"])
-    extra = load_file(os.path.join(folder, "state.safetensors"))
+    file = os.path.join(folder, "optimizer.pt")
+    with reading(file, "optimizer and RNG state (torch)", REMEDY):
+        opt = torch.load(file, weights_only=True, map_location="cpu")
+        trainer.optimizer.load_state_dict(opt["optimizer"])
+        torch.set_rng_state(opt["torch_rng"])
     trainer.load_train_state({
         "global_step": meta["step"], "iteration": meta["iteration"], "elapsed": meta["elapsed"],
-        "records": np.load(os.path.join(folder, "records.npy"), allow_pickle=False),
-        "just_done": extra["just_done"].numpy().astype(np.bool_),
-        "recurrent_state": [extra[f"recurrent.{i}"] for i in range(meta["recurrent_count"])],
-        "opponent": None if meta["opponent_state"] is None else {
-            "json": meta["opponent_state"],
-            "tensors": {k[len("opponent."):]: v for k, v in extra.items() if k.startswith("opponent.")}},
-    })
+        "records": records, "just_done": extra["just_done"].numpy().astype(np.bool_),
+        "recurrent_state": [extra[f"recurrent.{i}"] for i in range(meta["recurrent_count"])], "opponent": None})
+    if trainer.opponent is not None and meta["opponent_state"] is not None:
+        with reading(folder, "self-play state (meta.json's opponent_state, state.safetensors' opponent.*)", REMEDY):
+            trainer.opponent.load_state({"json": meta["opponent_state"], "tensors": {
+                k[len("opponent."):]: v for k, v in extra.items() if k.startswith("opponent.")}})
     if getattr(trainer, "restarts", None) is not None and os.path.exists(os.path.join(folder, "archive.json")):
         trainer.restarts.load(folder)
     return meta
+
+
+def _rollout_tensors(file: str, trainer, recurrent_count: int) -> dict:
+    """The tensors of state.safetensors, checked against the trainer's rollout (names, shapes, finite values)."""
+    extra = read_tensors(file, "rollout state")
+    want = {"just_done": tuple(trainer.rollout.just_done.shape)}
+    want.update({f"recurrent.{i}": tuple(s.shape) for i, s in enumerate(trainer.rollout.state)})
+    if recurrent_count != len(trainer.rollout.state):
+        raise DamagedFile(os.path.join(os.path.dirname(file), "meta.json"), f"'recurrent_count' is "
+                          f"{recurrent_count}, but this policy has {len(trainer.rollout.state)} recurrent states",
+                          REMEDY)
+    for name, shape in want.items():
+        if name not in extra:
+            raise DamagedFile(file, f"lacks the tensor {name!r} of every checkpoint", REMEDY)
+        if tuple(extra[name].shape) != shape or not bool(torch.isfinite(extra[name].float()).all()):
+            raise DamagedFile(file, f"tensor {name!r} has shape {tuple(extra[name].shape)} or non-finite values; "
+                                    f"this run needs {shape}, finite", REMEDY)
+    return extra

@@ -9,8 +9,7 @@ import time
 
 from sparring.kit import registry
 from sparring.kit.atomic import new_folder
-from sparring.players.load import read_meta
-from sparring.train.checkpoint import restore_trainer, save_checkpoint
+from sparring.train.checkpoint import read_resume_meta, restore_trainer, save_checkpoint
 from sparring.train.config import TrainConfig, make_train_config
 from sparring.train.dashboard import Dashboard
 from sparring.train.imitate import check_imitation, imitate
@@ -37,7 +36,7 @@ def train(env_name: str | None = None, overrides: dict | None = None, env_config
     """
     overrides = dict(overrides or {})
     if resume is not None:
-        meta = read_meta(resume)
+        meta = read_resume_meta(resume)
         if env_name is not None and env_name != meta["env"]:
             raise ValueError(f"run {resume!r} trained env {meta['env']!r}, not {env_name!r}")
         env_name, run_dir = meta["env"], _run_folder_of(resume)

@@ -1,0 +1,38 @@
+"""Sizes checked against memory before allocating: an impossible size is an error naming it, not a MemoryError."""
+
+from __future__ import annotations
+
+import os
+
+
+def available_memory() -> int | None:
+    """Bytes of memory a new allocation can use now (Linux: MemAvailable; else the physical memory; None: unknown)."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def gib(nbytes: float) -> str:
+    """A byte count in words: ``"3.2 GiB"``."""
+    for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20)):
+        if nbytes >= size:
+            return f"{nbytes / size:.1f} {unit}"
+    return f"{int(nbytes)} bytes"
+
+
+def check_fits(nbytes: float, what: str, remedy: str) -> None:
+    """Raise ValueError when ``nbytes`` (what ``what`` would allocate) exceed the memory available.
+
+    ``remedy`` says which setting to lower; the check is skipped where the available memory is unknown.
+    """
+    free = available_memory()
+    if free is not None and nbytes > free:
+        raise ValueError(f"{what} needs about {gib(nbytes)} of memory, more than the {gib(free)} available; {remedy}")
