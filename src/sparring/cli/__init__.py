@@ -2,6 +2,8 @@
 
 A module per command group registers its subcommands (``add_commands``); each command is
 ``fn(args, extra)``, ``extra`` being the ``--GROUP.KEY VALUE`` overrides (see ``overrides``).
+Every bad argument and every damaged or unwritable file ends the same way: one line on
+stderr naming the flag or file, what is wrong and what is valid, and exit code 2.
 """
 
 from __future__ import annotations
@@ -13,10 +15,21 @@ from sparring.cli import envs, explore, lm, play, record, train
 from sparring.cli.overrides import pull_overrides
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (``sparring CMD: argument --flag: why``), exit code 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: {_one_line(message)} (see {self.prog} --help)\n")
+
+
+def _one_line(text) -> str:
+    return " ".join(str(text).split())
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    parser = argparse.ArgumentParser(prog="sparring", description="Fast, honest game environments and agents.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="sparring", description="Fast, honest game environments and agents.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for group in (envs, lm, train, explore, play, record):
         group.add_commands(sub)
     return parser
@@ -29,5 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.fn(args, extra + overrides)
     except (LookupError, ValueError) as exc:
-        print(f"sparring: {exc}", file=sys.stderr)
-        return 2
+        print(f"sparring: {_one_line(exc)}", file=sys.stderr)
+    except OSError as exc:  # a file that cannot be read or written, named by the system's error
+        where = f" {exc.filename!r}" if exc.filename else ""
+        print(f"sparring: cannot use{where}: {exc.strerror or _one_line(exc)}; check the path and its permissions",
+              file=sys.stderr)
+    return 2

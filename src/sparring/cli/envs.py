@@ -6,6 +6,7 @@ import argparse
 import json
 
 from sparring.cli.overrides import env_overrides
+from sparring.cli.values import count, number
 from sparring.kit import registry
 from sparring.scaffold.listing import entry_point_sources, env_summary, format_summary
 from sparring.scaffold.new import MAX_AGENTS, new_env
@@ -75,15 +76,15 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(fn=cmd_new)
     p = sub.add_parser("check", help="the env doctor: determinism, snapshots, masks, bounds, reward audit")
     p.add_argument("env")
-    p.add_argument("--steps", type=int, default=2000, help="random-policy steps per check")
+    p.add_argument("--steps", type=count(1), default=2000, help="random-policy steps per check")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="findings as JSON")
     p.set_defaults(fn=cmd_check)
     p = sub.add_parser("bench", help="agent-steps/s, snapshot cost, compile time")
     p.add_argument("env")
     p.add_argument("--sizes", default="1,64,1024,4096", help="comma-separated num_envs values")
-    p.add_argument("--repeats", type=int, default=5)
-    p.add_argument("--seconds", type=float, default=0.3, help="seconds per repeat")
+    p.add_argument("--repeats", type=count(1), default=5)
+    p.add_argument("--seconds", type=number(0, above=True), default=0.3, help="seconds per repeat")
     p.add_argument("--no-compile", action="store_true", help="skip the cold/warm start measurement")
     p.add_argument("--json", action="store_true")
     p.add_argument("--compare", nargs=2, metavar=("A", "B"),

@@ -1,33 +1,56 @@
-"""``sparring explore ENV``: archive exploration, a frontier table, and the saved archive."""
+"""``sparring explore ENV``: archive exploration, a frontier table, and the archive, saved as it grows."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 
 from sparring.cli.overrides import env_overrides
 from sparring.cli.seats import add_seat_args
+from sparring.cli.values import count, number
+
+DEFAULT_STEPS = 100_000
 
 
 def cmd_explore(args, extra) -> int:
-    """Explore ``args.env`` from its archive (new, or ``--resume``d), print the frontier, save the archive."""
+    """Explore ``args.env`` from its archive (new, or ``--resume``d), print the frontier, save the archive.
+
+    The archive is saved every ``--save-s`` seconds and at the end, each time all at once; a
+    killed exploration resumes with ``--resume DIR`` (up to the steps it was asked for, unless
+    ``--steps`` asks for more).
+    """
     from sparring.explore.archive import Archive
     from sparring.explore.explore import Explorer
     from sparring.explore.frontier import frontier_table, summary
     from sparring.kit import registry
     from sparring.kit.atomic import new_folder
+    from sparring.kit.files import check_output
     from sparring.players.opponents import parse_seats
 
     config = env_overrides(extra)
     env_cls = registry.get(args.env)
-    archive = Archive.load(args.resume, env_cls)[0] if args.resume else None
+    archive, saved = Archive.load(args.resume, env_cls) if args.resume else (None, {})
+    done, goal = _progress(saved, args.resume)
+    out = args.out or args.resume
+    check_output(out or args.runs, "--out" if args.out else "--resume" if out else "--runs", folder=True)
+    policy = args.policy or saved.get("policy") or "random"
+    steps = args.steps if args.steps is not None else (goal - done if goal is not None else DEFAULT_STEPS)
     start = time.perf_counter()
-    explorer = Explorer(args.env, args.policy, args.num_envs, args.seed, args.segment, config, archive,
-                        parse_seats(args.seat)).run(args.steps)
+    explorer = Explorer(args.env, policy, args.num_envs, args.seed, args.segment, config, archive,
+                        parse_seats(args.seat))
+
+    def save(explorer: Explorer) -> None:
+        nonlocal out
+        out = out or new_folder(args.runs, f"{args.env}-explore")  # claimed once there is an archive to save
+        explorer.archive.save(out, {"policy": policy, "seed": args.seed, "steps": done + explorer.steps,
+                                    "goal": done + max(steps, 0)})
+
+    if steps > 0:
+        explorer.run(steps, save, args.save_s)
+    save(explorer)
     seconds = time.perf_counter() - start
-    out = args.out or args.resume or new_folder(args.runs, f"{args.env}-explore")  # claimed once there is an archive
-    explorer.archive.save(out, {"policy": args.policy, "steps": explorer.steps, "seed": args.seed})
     if args.json:
         print(json.dumps({**summary(explorer.archive), "steps": explorer.steps, "seconds": seconds, "out": out}))
         return 0
@@ -36,21 +59,36 @@ def cmd_explore(args, extra) -> int:
     return 0
 
 
+def _progress(saved: dict, folder: str | None) -> tuple[int, int | None]:
+    """Steps explored so far and the steps asked for, as a resumed archive recorded them (0, None: not said)."""
+    from sparring.kit.files import DamagedFile
+
+    done, goal = saved.get("steps", 0), saved.get("goal")
+    if not isinstance(done, int) or not (goal is None or isinstance(goal, int)) or done < 0:
+        raise DamagedFile(os.path.join(folder or "", "archive.npz"), f"its explore progress is steps={done!r}, "
+                          f"goal={goal!r}; whole numbers >= 0 expected", "explore anew")
+    return done, goal
+
+
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``explore``."""
     p = sub.add_parser("explore", help="Go-Explore archive exploration: a cell frontier table and a saved archive "
                                        "(--env.KEY VALUE overrides)")
     p.add_argument("env")
-    p.add_argument("--steps", type=int, default=100_000, help="env steps to explore (each env stepping once is one)")
-    p.add_argument("--policy", default="random", help="random, or a checkpoint (run folder or checkpoints/step-N) "
-                                                      "whose sampled actions explore")
+    p.add_argument("--steps", type=count(1), help=f"env steps to explore (each env stepping once is one; default "
+                                                  f"{DEFAULT_STEPS}, or with --resume the rest of the steps asked "
+                                                  "for when it was started)")
+    p.add_argument("--policy", help="random (the default), or a checkpoint (run folder or checkpoints/step-N) whose "
+                                    "sampled actions explore; with --resume, the archive's")
     p.add_argument("--out", help="folder for archive.npz and archive.json (default: runs/<env>-explore-<time>, "
                                  "or the --resume folder)")
     p.add_argument("--resume", metavar="DIR", help="continue the archive saved in DIR")
-    p.add_argument("--num-envs", type=int, default=64, help="envs explored at once")
-    p.add_argument("--segment", type=int, default=100, help="ticks explored from a cell before choosing another")
+    p.add_argument("--save-s", type=number(0, above=True), default=60.0, help="seconds between saves of the archive "
+                                                                             "while exploring")
+    p.add_argument("--num-envs", type=count(1), default=64, help="envs explored at once")
+    p.add_argument("--segment", type=count(1), default=100, help="ticks explored from a cell before choosing another")
     add_seat_args(p, seed=0)
-    p.add_argument("--top", type=int, default=10, help="frontier cells listed")
+    p.add_argument("--top", type=count(0), default=10, help="frontier cells listed")
     p.add_argument("--runs", default="runs", help="folder for new output folders")
     p.add_argument("--json", action="store_true", help="the summary as one JSON line")
     p.set_defaults(fn=cmd_explore)

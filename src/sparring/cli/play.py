@@ -9,6 +9,7 @@ import sys
 from sparring.cli.lm import add_brain_args, play_brains
 from sparring.cli.overrides import env_overrides, override_groups
 from sparring.cli.seats import add_seat_args
+from sparring.cli.values import count, number
 from sparring.kit import registry
 
 
@@ -92,7 +93,7 @@ def _add_eval(p: argparse.ArgumentParser) -> None:
     p.add_argument("env")
     p.add_argument("--checkpoint", help="a run folder or a checkpoints/step-N folder")
     add_seat_args(p, seed=12345, opponent="default: the one the checkpoint trained against")
-    p.add_argument("--episodes", type=int, default=1000)
+    p.add_argument("--episodes", type=count(1), default=1000)
     p.add_argument("--greedy", action="store_true", help="most likely action instead of sampling")
     p.add_argument("--json", action="store_true")
     p.add_argument("--policy", metavar="scripted:NAME", help="evaluate the env's scripted policy NAME as the "
@@ -100,10 +101,10 @@ def _add_eval(p: argparse.ArgumentParser) -> None:
     p.add_argument("--metric", metavar="NAME", help="also report the rate of this yes/no env metric per "
                                                    "learner seat with its 95%% Wilson interval (town: goal_rate)")
     p.add_argument("--record", metavar="FILE", help="keep the evaluated episodes as a .parquet recording")
-    p.add_argument("--worst", type=int, default=0, metavar="K",
+    p.add_argument("--worst", type=count(0), default=0, metavar="K",
                    help="write HTML replays of the K lowest-return episodes next to --record (else into "
                         "the run folder)")
-    p.add_argument("--window", type=int, default=20,
+    p.add_argument("--window", type=count(1), default=20,
                    help="ticks after a phase began within which a loss counts as following it")
     p.set_defaults(fn=cmd_eval)
 
@@ -112,9 +113,9 @@ def _add_watch(p: argparse.ArgumentParser) -> None:
     p.add_argument("env")
     p.add_argument("--checkpoint", required=True, help="a run folder or a checkpoints/step-N folder")
     add_seat_args(p, seed=0, opponent="default: the one the checkpoint trained against")
-    p.add_argument("--episodes", type=int, default=3)
+    p.add_argument("--episodes", type=count(1), default=3)
     p.add_argument("--greedy", action="store_true", help="most likely action instead of sampling")
-    p.add_argument("--fps", type=float, default=8.0)
+    p.add_argument("--fps", type=number(0, above=True), default=8.0)
     p.set_defaults(fn=cmd_watch)
 
 

@@ -7,6 +7,7 @@ import os
 
 from sparring.cli.overrides import env_overrides
 from sparring.cli.seats import add_seat_args
+from sparring.cli.values import count, number
 from sparring.kit import registry
 
 
@@ -93,31 +94,31 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 def _add_record(p: argparse.ArgumentParser) -> None:
     p.add_argument("env")
     _policy_args(p, opponent="default: with --checkpoint, the one it trained against; else the env's")
-    p.add_argument("--episodes", type=int, default=10)
+    p.add_argument("--episodes", type=count(1), default=10)
     p.add_argument("--out", required=True, help="the .parquet file to write")
-    p.add_argument("--num-envs", type=int, default=1, help="envs played at once (more is faster, but the first "
+    p.add_argument("--num-envs", type=count(1), default=1, help="envs played at once (more is faster, but the first "
                                                             "episodes to finish are the shorter ones)")
-    p.add_argument("--group-rows", type=int, default=4096, help="rows per crash-safe row group")
+    p.add_argument("--group-rows", type=count(1), default=4096, help="rows per crash-safe row group")
     p.set_defaults(fn=cmd_record)
 
 
 def _add_replay(p: argparse.ArgumentParser) -> None:
     p.add_argument("file")
-    p.add_argument("--episode", type=int, default=0)
+    p.add_argument("--episode", type=count(0), default=0)
     p.add_argument("--gif", metavar="OUT")
     p.add_argument("--mp4", metavar="OUT")
     p.add_argument("--html", metavar="OUT", help="one self-contained page: timeline, per-tick panel, chart")
-    p.add_argument("--fps", type=float, default=8.0)
+    p.add_argument("--fps", type=number(0, above=True), default=8.0)
     p.add_argument("--print", action="store_true", help="print every tick instead of the interactive replay")
     p.set_defaults(fn=cmd_replay)
 
 
 def _add_fork(p: argparse.ArgumentParser) -> None:
     p.add_argument("file")
-    p.add_argument("--episode", type=int, required=True)
-    p.add_argument("--tick", type=int, required=True)
+    p.add_argument("--episode", type=count(0), required=True)
+    p.add_argument("--tick", type=count(0), required=True)
     _policy_args(p)
-    p.add_argument("--episodes", type=int, default=1, help="continuations to record")
+    p.add_argument("--episodes", type=count(1), default=1, help="continuations to record")
     p.add_argument("--reseed", type=int, help="also reseed the env's own generator (new dice) per continuation")
     p.add_argument("--out", required=True)
     p.set_defaults(fn=cmd_fork)

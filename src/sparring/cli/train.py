@@ -9,6 +9,7 @@ import sys
 
 from sparring.cli.overrides import override_groups
 from sparring.cli.seats import add_seat_args
+from sparring.cli.values import count, number
 
 
 def cmd_train(args, extra) -> int:
@@ -118,23 +119,23 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``train``, ``sweep`` and ``ablate``."""
     p = sub.add_parser("train", help="PPO with a live dashboard, checkpoints, plots (--train.KEY VALUE overrides)")
     p.add_argument("env", nargs="?", help="env name (optional with --resume)")
-    p.add_argument("--minutes", type=float, help="training budget in minutes")
-    p.add_argument("--steps", type=int, help="training budget in learner agent-steps")
+    p.add_argument("--minutes", type=number(0), help="training budget in minutes")
+    p.add_argument("--steps", type=count(0), help="training budget in learner agent-steps")
     add_seat_args(p, seed=None, opponent="the env's opponent knob value, one of its scripted policies, or 'self'")
     p.add_argument("--resume", metavar="RUN", help="continue a run folder (or checkpoint) where it stopped")
     p.add_argument("--runs", default="runs", help="folder for new run folders")
     p.add_argument("--ray-address", help="step the envs on this Ray cluster (same as --train.vec ray "
                                          "--train.ray_address ADDR)")
-    p.add_argument("--archive", type=float, nargs="?", const=0.25, metavar="F",
+    p.add_argument("--archive", type=number(0, 1, above=True), nargs="?", const=0.25, metavar="F",
                    help="Go-Explore: restart a fraction F (default 0.25) of ended episodes from archive cells "
                         "(same as --train.archive_fraction F)")
     p.set_defaults(fn=cmd_train)
     p = sub.add_parser("sweep", help="Optuna (or Ray Tune) over the env's [sweep] search space; resumes, "
                                      "writes a table and plots (--train.KEY/--env.KEY fix the rest)")
     p.add_argument("env")
-    p.add_argument("--trials", type=int, default=20, help="finished trials the sweep should hold")
+    p.add_argument("--trials", type=count(1), default=20, help="finished trials the sweep should hold")
     _trial_args(p)
-    p.add_argument("--rungs", type=int, default=4, help="scorings per trial; all but the last can prune it")
+    p.add_argument("--rungs", type=count(1), default=4, help="scorings per trial; all but the last can prune it")
     p.add_argument("--seed", type=int, default=0, help="training seed of every trial, and the sampler's seed")
     p.add_argument("--space", metavar="FILE", help="a TOML file whose [sweep] table replaces the env's")
     p.add_argument("--name", help="sweep folder name under --sweeps (default: the env); rerun to resume")
@@ -147,7 +148,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                                       "Holm-corrected test against the base")
     p.add_argument("env")
     p.add_argument("--knob", required=True, metavar="KEY=A,B[,C]", help="e.g. train.lr=3e-4,1e-3 or env.size=9,11")
-    p.add_argument("--seeds", type=int, default=5, help="trainings per value")
+    p.add_argument("--seeds", type=count(1), default=5, help="trainings per value")
     p.add_argument("--first-seed", type=int, default=0)
     p.add_argument("--test", choices=("welch", "mannwhitney"), default="welch")
     p.add_argument("--json", action="store_true")
@@ -157,9 +158,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def _trial_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--steps", type=int, help="training budget per trial, in learner agent-steps")
-    p.add_argument("--minutes", type=float, help="training budget per trial, in minutes")
+    p.add_argument("--steps", type=count(0), help="training budget per trial, in learner agent-steps")
+    p.add_argument("--minutes", type=number(0), help="training budget per trial, in minutes")
     p.add_argument("--metric", default="win_rate",
                    help="score: win_rate, episode_return, episode_length or one of the env's metrics")
-    p.add_argument("--episodes", type=int, default=256, help="evaluation episodes per score")
+    p.add_argument("--episodes", type=count(1), default=256, help="evaluation episodes per score")
     p.add_argument("--opponent", help="as for sparring train")

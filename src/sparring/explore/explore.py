@@ -9,6 +9,9 @@ positive return).
 
 from __future__ import annotations
 
+import time
+from typing import Callable
+
 import numpy as np
 
 from sparring.explore.archive import Archive
@@ -91,12 +94,17 @@ class Explorer:
         memory = self.player.memory(self.env, self.rows)
         return memory.reshape(self.env.num_envs, self.env.num_agents, *memory.shape[1:]).transpose(0, 2, 1, 3)
 
-    def run(self, steps: int) -> "Explorer":
-        """Explore for ``steps`` env steps (one env stepping once counts one)."""
+    def run(self, steps: int, on_save: Callable[["Explorer"], None] | None = None,
+            every_s: float = 60.0) -> "Explorer":
+        """Explore for ``steps`` env steps (one env stepping once counts one); ``on_save(self)`` is called every
+        ``every_s`` seconds (to save the archive while a long exploration runs)."""
         if steps < 1:
             raise ValueError(f"explore steps must be a positive number, got {steps}")
-        env, goal = self.env, self.steps + int(steps)
+        env, goal, saved = self.env, self.steps + int(steps), time.monotonic()
         while self.steps < goal:
+            if on_save is not None and time.monotonic() - saved >= every_s:
+                on_save(self)
+                saved = time.monotonic()
             self._return(np.flatnonzero(self.age == 0))
             for player, rows in self.seated:
                 self._actions[rows] = player.act(env, rows)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import math
 import os
 import tomllib
 from typing import Any
@@ -57,10 +58,26 @@ def coerce(where: str, f: dataclasses.Field, value: Any) -> Any:
             number = float(value) if isinstance(value, str) else value  # "1e6" is a fine step count
             if float(number) != int(float(number)):
                 raise ValueError
-            return int(float(number))
-        return kind(value)
-    except (TypeError, ValueError):
+            value = int(float(number))
+        else:
+            value = kind(value)
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{where} must be {kind.__name__}, got {value!r}") from None
+    if kind in (int, float):
+        _check_range(where, f, value)
+    return value
+
+
+def _check_range(where: str, f: dataclasses.Field, value: float) -> None:
+    """A float must be finite, and a number within the field's ``range`` metadata (see ``knob``)."""
+    low, high = f.metadata.get("range", (None, None))
+    inside = math.isfinite(value) and (low is None or value >= low) and (high is None or value <= high)
+    if not inside:
+        valid = (f"a finite number in [{low:g}, {high:g}]" if low is not None and high is not None else
+                 f"a finite number >= {low:g}" if low is not None else
+                 f"a finite number <= {high:g}" if high is not None else "a finite number")
+        raise ValueError(f"{where} is {value!r}; valid: {valid}" + (f" ({f.metadata['doc']})" if "doc" in f.metadata
+                                                                   else ""))
 
 
 def config_record(env_cls: type, config: Any) -> np.ndarray:

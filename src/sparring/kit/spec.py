@@ -93,9 +93,11 @@ def choice(default: str, choices: tuple[str, ...], doc: str) -> Any:
     return dataclasses.field(default=default, metadata={"choices": tuple(choices), "doc": doc})
 
 
-def knob(default: Any, doc: str) -> Any:
-    """A numeric or bool config field with its documentation."""
-    return dataclasses.field(default=default, metadata={"doc": doc})
+def knob(default: Any, doc: str, low: float | None = None, high: float | None = None) -> Any:
+    """A numeric or bool config field with its documentation; a number must lie in [``low``, ``high``] when given
+    (and be finite: a float knob never takes NaN or infinity)."""
+    bounds = {} if low is None and high is None else {"range": (low, high)}
+    return dataclasses.field(default=default, metadata={"doc": doc, **bounds})
 
 
 class Env:

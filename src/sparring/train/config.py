@@ -13,26 +13,26 @@ class TrainConfig:
     """Every knob of a PPO run; ``sparring train ENV --train.KEY VALUE`` sets one."""
 
     seed: int = knob(0, "Seed of the env batch, the policy's initial weights and action sampling.")
-    num_envs: int = knob(1024, "Env instances stepped together; rows = num_envs * agents.")
-    horizon: int = knob(64, "Steps per env in one rollout; a batch is horizon * learner rows samples.")
-    steps: int = knob(0, "Stop after this many learner agent-steps (0: no step limit).")
-    minutes: float = knob(0.0, "Stop after this many minutes of training (0: no time limit).")
-    lr: float = knob(1e-2, "Learning rate at the start; annealed linearly to 0 when anneal_lr is on.")
+    num_envs: int = knob(1024, "Env instances stepped together; rows = num_envs * agents.", low=1)
+    horizon: int = knob(64, "Steps per env in one rollout; a batch is horizon * learner rows samples.", low=1)
+    steps: int = knob(0, "Stop after this many learner agent-steps (0: no step limit).", low=0)
+    minutes: float = knob(0.0, "Stop after this many minutes of training (0: no time limit).", low=0)
+    lr: float = knob(1e-2, "Learning rate at the start; annealed linearly to 0 when anneal_lr is on.", low=0)
     anneal_lr: bool = knob(True, "Anneal the learning rate linearly with progress through the budget.")
     optimizer: str = choice("adam", ("adam", "muon"),
                             "Optimiser: adam, or muon for the matrix weights (Adam for the rest).")
-    gamma: float = knob(0.99, "Discount factor.")
-    gae_lambda: float = knob(0.95, "GAE lambda: 0 is one-step TD, 1 is Monte Carlo.")
-    update_epochs: int = knob(2, "Passes over each rollout batch.")
-    minibatch_size: int = knob(8192, "Samples per gradient step (rounded to whole sequences when recurrent).")
-    clip_coef: float = knob(0.2, "PPO policy ratio clip.")
-    vf_clip_coef: float = knob(0.2, "Value clip around the rollout's value estimate (0: no clipping).")
-    vf_coef: float = knob(0.5, "Weight of the value loss.")
-    ent_coef: float = knob(0.01, "Weight of the entropy bonus.")
-    max_grad_norm: float = knob(0.5, "Clip the global gradient norm to this.")
+    gamma: float = knob(0.99, "Discount factor.", low=0, high=1)
+    gae_lambda: float = knob(0.95, "GAE lambda: 0 is one-step TD, 1 is Monte Carlo.", low=0, high=1)
+    update_epochs: int = knob(2, "Passes over each rollout batch.", low=1)
+    minibatch_size: int = knob(8192, "Samples per gradient step (rounded to whole sequences when recurrent).", low=1)
+    clip_coef: float = knob(0.2, "PPO policy ratio clip.", low=0)
+    vf_clip_coef: float = knob(0.2, "Value clip around the rollout's value estimate (0: no clipping).", low=0)
+    vf_coef: float = knob(0.5, "Weight of the value loss.", low=0)
+    ent_coef: float = knob(0.01, "Weight of the entropy bonus.", low=0)
+    max_grad_norm: float = knob(0.5, "Clip the global gradient norm to this.", low=0)
     norm_adv: bool = knob(True, "Normalise advantages per minibatch.")
-    hidden: int = knob(128, "Width of the encoder and of the recurrent state.")
-    layers: int = knob(2, "Hidden layers of the MLP encoder.")
+    hidden: int = knob(128, "Width of the encoder and of the recurrent state.", low=1)
+    layers: int = knob(2, "Hidden layers of the MLP encoder.", low=1)
     onehot_obs: bool = knob(True, "One-hot encode integer observations in [0, high] when high <= 16.")
     critic: str = choice("shared", ("shared", "separate"),
                          "Value function: shared (a head on the actor's encoder) or separate (its own MLP encoder "
@@ -45,29 +45,31 @@ class TrainConfig:
                       "stepping slices of the batch into shared memory; pays off only for slow env steps), "
                       "or ray (Ray actors stepping the slices; needs the [ray] extra).")
     workers: int = knob(2, "Slices of the multiprocess env backend (one steps in the trainer's process, "
-                           "the rest in worker processes), or Ray actors of the ray backend (1..num_envs).")
+                           "the rest in worker processes), or Ray actors of the ray backend (1..num_envs).", low=1)
     ray_address: str = knob("", "Ray cluster address for vec=ray (empty: start a local Ray instance).")
-    threads: int = knob(0, "Torch CPU threads (0: all cores but one, at least one).")
-    checkpoint_s: float = knob(30.0, "Seconds between checkpoints (0: after every update).")
-    keep_checkpoints: int = knob(3, "Newest checkpoints to keep in the run folder.")
-    pool_size: int = knob(8, "Self-play: past policies kept in the opponent pool.")
-    pool_every: int = knob(20, "Self-play: updates between snapshots of the learner into the pool.")
+    threads: int = knob(0, "Torch CPU threads (0: all cores but one, at least one).", low=0)
+    checkpoint_s: float = knob(30.0, "Seconds between checkpoints (0: after every update).", low=0)
+    keep_checkpoints: int = knob(3, "Newest checkpoints to keep in the run folder.", low=1)
+    pool_size: int = knob(8, "Self-play: past policies kept in the opponent pool.", low=1)
+    pool_every: int = knob(20, "Self-play: updates between snapshots of the learner into the pool.", low=1)
     imitate: str = knob("", "Behaviour-cloning warm start: a scripted policy of the env (e.g. planner) whose actions "
                             "the policy learns before PPO starts (empty: none). Counts toward --train.minutes.")
-    imitate_steps: int = knob(0, "Warm start: stop cloning after this many teacher agent-steps (0: no step limit).")
+    imitate_steps: int = knob(0, "Warm start: stop cloning after this many teacher agent-steps (0: no step limit).",
+                              low=0)
     imitate_minutes: float = knob(0.0, "Warm start: stop cloning after this many minutes (0: no time limit); "
-                                       "imitate needs one of the two limits.")
+                                       "imitate needs one of the two limits.", low=0)
     archive_fraction: float = knob(0.0, "Go-Explore: probability that an env whose episode ended restarts from a "
-                                        "cell of the archive (0: no archive; see sparring.explore.restarts).")
-    archive_every: int = knob(8, "Go-Explore: env steps between snapshots of the batch into the archive.")
+                                        "cell of the archive (0: no archive; see sparring.explore.restarts).",
+                                   low=0, high=1)
+    archive_every: int = knob(8, "Go-Explore: env steps between snapshots of the batch into the archive.", low=1)
     archive_frontier: float = knob(0.0, "Go-Explore: bias of the cell draw towards the deepest cells, "
-                                        "weight x exp(bias x (progress - deepest)) (0: no bias).")
+                                        "weight x exp(bias x (progress - deepest)) (0: no bias).", low=0)
     archive_start: str = knob("", "Go-Explore: a folder saved by `sparring explore` whose cells the archive starts "
                                   "with (empty: only the run's own episodes); needs archive_fraction > 0.")
     env_anneal: str = knob("", "Env knobs moved linearly from a start value to their --env value over training, as "
                                "KNOB=START[@UNTIL] entries separated by commas (UNTIL: fraction of the budget where "
                                "the knob arrives, default 1), e.g. 'foresight=0@0.5' or 'reward_damage=1'.")
-    eval_episodes: int = knob(200, "Episodes of the final evaluation (0: skip it).")
+    eval_episodes: int = knob(200, "Episodes of the final evaluation (0: skip it).", low=0)
     tensorboard: bool = knob(True, "Write TensorBoard events when the tensorboard package is installed.")
     wandb: bool = knob(False, "Log to Weights & Biases in offline mode (needs the [wandb] extra).")
 

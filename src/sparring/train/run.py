@@ -9,6 +9,8 @@ import time
 
 from sparring.kit import registry
 from sparring.kit.atomic import new_folder
+from sparring.kit.files import DamagedFile
+from sparring.players.load import REMEDY, resolve
 from sparring.train.checkpoint import read_resume_meta, restore_trainer, save_checkpoint
 from sparring.train.config import TrainConfig, make_train_config
 from sparring.train.dashboard import Dashboard
@@ -18,10 +20,14 @@ from sparring.train.plots import plot_run
 from sparring.train.trainer import Trainer
 
 
-def _resumed_config(meta: dict, overrides: dict) -> TrainConfig:
-    values = dict(meta["train_config"])
-    values.update(overrides)
-    return make_train_config(None, values)
+def _resumed_config(meta: dict, overrides: dict, path: str) -> TrainConfig:
+    """The run's config from the checkpoint's meta.json (a bad value there names the file), then ``overrides``."""
+    try:
+        make_train_config(None, meta["train_config"])
+    except ValueError as exc:
+        raise DamagedFile(os.path.join(resolve(path), "meta.json"), f"its train_config is not valid: {exc}",
+                          REMEDY) from None
+    return make_train_config(None, {**meta["train_config"], **overrides})
 
 
 def train(env_name: str | None = None, overrides: dict | None = None, env_config: dict | None = None,
@@ -40,7 +46,7 @@ def train(env_name: str | None = None, overrides: dict | None = None, env_config
         if env_name is not None and env_name != meta["env"]:
             raise ValueError(f"run {resume!r} trained env {meta['env']!r}, not {env_name!r}")
         env_name, run_dir = meta["env"], _run_folder_of(resume)
-        cfg = _resumed_config(meta, overrides)
+        cfg = _resumed_config(meta, overrides, resume)
         trainer = Trainer(env_name, cfg, meta["env_config"], meta["opponent"], meta.get("seats"))
         restore_trainer(trainer, resume)
     else:
