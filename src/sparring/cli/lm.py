@@ -30,7 +30,8 @@ def cmd_serve(args, extra) -> int:
         print(f"sparring serve: warning: listening on {args.host} without --api-key; anyone who can reach this "
               "address can use the model", file=sys.stderr)
     limits = ServeLimits(max_request_bytes=args.max_request_bytes, max_tokens=args.max_tokens,
-                         max_prompt_tokens=args.max_prompt_tokens, max_batch=args.max_batch)
+                         max_prompt_tokens=args.max_prompt_tokens, max_batch=args.max_batch,
+                         max_prompt_chars=args.max_prompt_chars, request_timeout=args.request_timeout)
     if args.threads is not None and args.threads < 1:
         raise ValueError(f"--threads must be >= 1, got {args.threads}")
     serve(args.model, args.host, args.port, args.api_key, args.name, limits, args.threads)
@@ -129,6 +130,10 @@ def _add_serve(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-prompt-tokens", type=int, help="longest prompt accepted (default: the model's context)")
     p.add_argument("--max-request-bytes", type=int, default=1 << 20, help="largest request body")
     p.add_argument("--max-batch", type=int, default=16, help="most waiting requests answered in one batch")
+    p.add_argument("--max-prompt-chars", type=int, help="longest prompt in characters, refused before tokenizing "
+                   "(default: the prompt token cap times the vocabulary's longest token)")
+    p.add_argument("--request-timeout", type=float, default=10.0, help="seconds a client has to send a whole "
+                   "request, headers and body (408 and the connection closed after; default 10)")
     p.add_argument("--threads", type=int, help="torch CPU threads (default: torch's; 1 is fastest on a busy machine)")
     p.set_defaults(fn=cmd_serve)
 

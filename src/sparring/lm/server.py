@@ -1,10 +1,16 @@
 """``sparring serve``: a local model folder as an OpenAI-compatible ``/v1/chat/completions`` and ``/v1/models``.
 
 Limits keep a bad request from costing more than an error: the body size
-(413), the prompt length (400), ``max_tokens`` (capped, never refused). Every
-malformed request gets a 4xx with an OpenAI-style ``{"error": {"message": ...}}``
-body. Loopback by default; with an API key every request needs
-``Authorization: Bearer KEY`` (401 otherwise).
+(413), the prompt length in characters (400, checked before tokenizing) and in
+tokens (400), ``max_tokens`` (capped, never refused), and the time a client has to
+send its whole request (408 and the connection closed). Every field is type- and
+range-checked (``seed`` in 0..2**63-1, ``temperature`` in [0, 2], ...): a bad one
+gets a 400 naming the field, what is valid and what was sent. Every malformed
+request gets a 4xx with an OpenAI-style ``{"error": {"message": ...}}`` body. CPU
+work (parsing, the chat template, tokenizing, generating) runs on worker threads,
+never on the event loop, so a huge prompt does not stall other clients. Loopback
+by default; with an API key every request needs ``Authorization: Bearer KEY``
+(401 otherwise).
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import hmac
 import json
+import math
 import os
 import socket
 import threading
@@ -21,14 +28,17 @@ import uuid
 from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
 
 from sparring.lm.batcher import Batcher, Job
 from sparring.lm.local import LocalModel
 from sparring.lm.protocol import ChatRequest
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
+SEED_MAX = 2**63 - 1
+"""Largest ``seed`` a request may give: seeds are 0..2**63-1, non-negative signed 64-bit integers (torch takes them)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,13 +56,25 @@ class ServeLimits:
     max_batch: int = 16
     """Most requests answered together in one batch (requests that arrive while the model is busy wait and
     are batched; seeded requests run alone)."""
+    max_prompt_chars: int | None = None
+    """Longest prompt in characters (the messages' text together), refused (400) before any tokenizing;
+    None: the prompt token cap times the longest entry of the model's vocabulary (with a byte-level or
+    SentencePiece vocabulary, a longer prompt cannot fit in that many tokens)."""
+    request_timeout: float = 10.0
+    """Seconds a client has to send a whole request, headers and body, from connecting (or from the first byte
+    of a later request on the same connection); past it: 408 and the connection closed. Idle kept-alive
+    connections are closed after uvicorn's ``timeout_keep_alive`` (5 s)."""
 
     def __post_init__(self):
         for name in ("max_request_bytes", "max_tokens", "default_max_tokens", "max_batch"):
             if getattr(self, name) < 1:
                 raise ValueError(f"serve limits: {name} must be >= 1, got {getattr(self, name)}")
-        if self.max_prompt_tokens is not None and self.max_prompt_tokens < 1:
-            raise ValueError(f"serve limits: max_prompt_tokens must be >= 1 or None, got {self.max_prompt_tokens}")
+        for name in ("max_prompt_tokens", "max_prompt_chars"):
+            if getattr(self, name) is not None and getattr(self, name) < 1:
+                raise ValueError(f"serve limits: {name} must be >= 1 or None, got {getattr(self, name)}")
+        if not (math.isfinite(self.request_timeout) and self.request_timeout > 0):
+            raise ValueError(f"serve limits: request_timeout must be a finite number of seconds > 0, "
+                             f"got {self.request_timeout}")
 
 
 class ApiError(Exception):
@@ -75,9 +97,12 @@ def make_app(model: LocalModel, name: str | None = None, api_key: str | None = N
     """
     name = name or os.path.basename(model.folder.rstrip(os.sep))
     prompt_cap = min(limits.max_prompt_tokens or model.context - 1, model.context - 1)
+    char_cap = limits.max_prompt_chars or prompt_cap * _longest_token(model.tokenizer)
     created = int(time.time())
     app = FastAPI(title="sparring serve", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.batcher = batcher = Batcher(model, limits.max_batch)
+    app.state.limits = limits
+    valid = _valid_values(name, limits.max_tokens)
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError):
@@ -115,19 +140,28 @@ def make_app(model: LocalModel, name: str | None = None, api_key: str | None = N
             raise ApiError(404, f"model {model_id!r} not found; this server serves {name!r}", "not_found_error")
         return _model_card()
 
-    @app.post("/v1/chat/completions")
-    async def chat_completions(request: Request):
-        _check_key(request)
-        req = _parse(await _read_body(request, limits.max_request_bytes))
+    def _prepare(body: bytes) -> tuple[ChatRequest, list[int]]:
+        """The request and its prompt's token ids (on a worker thread: parsing and tokenizing cost CPU)."""
+        req = _parse(body, valid)
         if req.model != name:
             raise ApiError(404, f"model {req.model!r} not found; this server serves {name!r}", "not_found_error")
         messages = req.plain_messages()
+        chars = sum(len(m["content"]) for m in messages)
+        if chars > char_cap:
+            raise ApiError(400, f"prompt is {chars} characters; this server takes at most {char_cap} characters "
+                           f"({prompt_cap} tokens)")
         try:
             prompt = model.prompt_ids(messages)
         except Exception as exc:  # a template that refuses this conversation (e.g. roles out of order)
             raise ApiError(400, f"the model's chat template rejected the messages: {exc}") from None
         if len(prompt) > prompt_cap:
             raise ApiError(400, f"prompt is {len(prompt)} tokens; this server takes at most {prompt_cap}")
+        return req, prompt
+
+    @app.post("/v1/chat/completions")
+    async def chat_completions(request: Request):
+        _check_key(request)
+        req, prompt = await run_in_threadpool(_prepare, await _read_body(request, limits.max_request_bytes))
         wanted = req.max_completion_tokens or req.max_tokens or limits.default_max_tokens
         new_tokens = min(wanted, limits.max_tokens, model.context - len(prompt))
         done = await run_in_threadpool(batcher.run, Job(prompt, new_tokens, req.temperature, req.top_p, req.seed,
@@ -152,14 +186,72 @@ async def _read_body(request: Request, limit: int) -> bytes:
         if int(declared) > limit:
             raise ApiError(413, f"request body is {declared} bytes; this server takes at most {limit}")
     body = bytearray()
-    async for chunk in request.stream():  # a chunked body has no Content-Length: count as it arrives
-        body += chunk
-        if len(body) > limit:
-            raise ApiError(413, f"request body exceeds {limit} bytes")
+    try:
+        async for chunk in request.stream():  # a chunked body has no Content-Length: count as it arrives
+            body += chunk
+            if len(body) > limit:
+                raise ApiError(413, f"request body exceeds {limit} bytes")
+    except ClientDisconnect:  # gone, or cut off by the request timeout: nobody reads this answer
+        raise ApiError(400, "the client disconnected before sending the whole body") from None
     return bytes(body)
 
 
-def _parse(body: bytes) -> ChatRequest:
+class _CheckedRequest(ChatRequest):
+    """:class:`ChatRequest` with the ranges only the server needs (a seed torch can take)."""
+
+    seed: int | None = Field(None, ge=0, le=SEED_MAX)
+
+
+def _valid_values(name: str, max_tokens: int) -> dict[str, str]:
+    """What each request field may be, for error messages (keys: field names; ``X[]``: an item of list X)."""
+    tokens = f"an integer >= 1 (answers are capped at {max_tokens} tokens)"
+    return {
+        "model": f"a string, the served model's id {name!r}",
+        "messages": "a list of at least one message {role, content}",
+        "messages[]": "a message object {role, content}",
+        "role": "'system', 'user' or 'assistant'",
+        "content": "a string or a list of text parts {type: 'text', text: string}",
+        "content[]": "a text part {type: 'text', text: string}",
+        "type": "'text'",
+        "text": "a string",
+        "max_tokens": tokens,
+        "max_completion_tokens": tokens,
+        "temperature": "a number from 0 to 2",
+        "top_p": "a number above 0 and at most 1",
+        "n": "1",
+        "stream": "false (streaming is not supported)",
+        "stop": "a string or a list of at most 4 strings",
+        "stop[]": "a string",
+        "seed": f"an integer from 0 to {SEED_MAX} (2**63-1)",
+    }
+
+
+def _shown(value) -> str:
+    """``value`` as JSON, cut to a few dozen characters, for an error message."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 40 else f"{text[:37]}..."
+
+
+def _problem(error: dict, valid: dict[str, str]) -> tuple[str, str]:
+    """One pydantic error as (field path, message); union branches ('str', 'list[str]') are left out of the path."""
+    parts = [p for p in error["loc"] if isinstance(p, int) or p in valid]
+    path = ".".join(str(p) for p in parts) or "body"
+    names = [p for p in parts if isinstance(p, str)]
+    key = (names[-1] + ("[]" if parts and isinstance(parts[-1], int) else "")) if names else ""
+    what = valid.get(key)
+    if error["type"] == "value_error":  # the schema's own checks say what is wrong themselves
+        return path, f"{path}: {error['msg'].removeprefix('Value error, ')}"
+    if what is None:
+        return path, f"{path}: {error['msg']}"
+    if error["type"] == "missing":
+        return path, f"{path} is required: {what}"
+    return path, f"{path} must be {what}, got {_shown(error.get('input'))}"
+
+
+def _parse(body: bytes, valid: dict[str, str]) -> ChatRequest:
     try:
         data = json.loads(body)
     except ValueError as exc:
@@ -169,16 +261,28 @@ def _parse(body: bytes) -> ChatRequest:
     if not isinstance(data, dict):
         raise ApiError(400, f"request body must be a JSON object, got {type(data).__name__}")
     try:
-        return ChatRequest.model_validate(data)
+        return _CheckedRequest.model_validate(data, strict=True)  # strict: "5" is no number, 1.0 no integer
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors())
-        raise ApiError(400, f"invalid chat completion request: {problems}") from None
+        problems: dict[str, tuple[int, str]] = {}  # one message per field: its deepest error, the first if tied
+        for error in exc.errors():  # (a union gives one error per branch; the deepest branch got furthest)
+            path, text = _problem(error, valid)
+            field, depth = path.split(".")[0], path.count(".")
+            if field not in problems or depth > problems[field][0]:
+                problems[field] = (depth, text)
+        raise ApiError(400, "invalid chat completion request: " + "; ".join(t for _, t in problems.values())) from None
+
+
+def _longest_token(tokenizer) -> int:
+    """Characters in the longest entry of ``tokenizer``'s vocabulary (at least 1)."""
+    return max(1, max((len(t) for t in tokenizer.get_vocab()), default=1))
 
 
 def bind(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
     """A listening-ready TCP socket on ``host:port`` (port 0: any free port)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # proto IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on such sockets; without it every answer
+    # written in two parts (headers, body) waits ~40 ms for the client's delayed ACK (Nagle)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
@@ -186,6 +290,17 @@ def bind(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
         sock.close()
         raise ValueError(f"cannot listen on {host}:{port}: {exc}") from None
     return sock
+
+
+def uvicorn_config(app: FastAPI, **options):
+    """Uvicorn's config for ``app``, with the request timeout of its :class:`ServeLimits` (``app.state.limits``,
+    the defaults for an app :func:`make_app` did not build)."""
+    import uvicorn
+
+    from sparring.lm.http_deadline import deadline_protocol
+
+    limits = getattr(app.state, "limits", None) or ServeLimits()
+    return uvicorn.Config(app, http=deadline_protocol(limits.request_timeout), **options)
 
 
 class BackgroundServer:
@@ -200,7 +315,7 @@ class BackgroundServer:
         self._sock = bind(host, port)
         bound = self._sock.getsockname()
         self.url = f"http://{host if ':' not in host else f'[{host}]'}:{bound[1]}/v1"
-        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+        self.server = uvicorn.Server(uvicorn_config(app, log_level="warning", lifespan="off"))
         self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self._sock]}, daemon=True)
         self._thread.start()
         deadline = time.monotonic() + start_timeout
@@ -235,4 +350,4 @@ def serve(folder: str, host: str = "127.0.0.1", port: int = 8000, api_key: str |
     where = f"[{host}]" if ":" in host else host
     print(f"serving {model.folder} as model {name!r} on http://{where}:{sock.getsockname()[1]}/v1"
           f"{' (API key required)' if api_key else ''}", flush=True)
-    uvicorn.Server(uvicorn.Config(app, log_level="info")).run(sockets=[sock])
+    uvicorn.Server(uvicorn_config(app, log_level="info")).run(sockets=[sock])
