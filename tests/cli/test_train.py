@@ -45,7 +45,7 @@ def test_train_needs_a_budget_and_valid_settings(tmp_path, capsys):
     assert main(["train", "squared", "--runs", str(tmp_path), *TINY]) == 2
     assert "budget" in capsys.readouterr().err
     assert main(["train", "squared", "--steps", "10", "--train.lr", "fast"]) == 2
-    assert "'lr' must be float" in capsys.readouterr().err
+    assert "'lr' (--train.lr) must be float" in capsys.readouterr().err
 
 
 def test_resume_takes_overrides_after_it_and_skips_a_disabled_final_eval(tmp_path, monkeypatch, capsys):

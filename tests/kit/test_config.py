@@ -19,7 +19,7 @@ def test_unknown_keys_name_the_valid_ones():
 
 def test_values_are_coerced_from_cli_strings():
     assert make_config(Squared, {"size": "7"}).size == 7
-    with pytest.raises(ValueError, match="config key 'size' of env 'squared' must be int, got '7.5'"):
+    with pytest.raises(ValueError, match=r"config key 'size' of env 'squared' \(--env.size\) must be int, got '7.5'"):
         make_config(Squared, {"size": "7.5"})
     with pytest.raises(ValueError, match="must be int"):
         make_config(Squared, {"size": 7.5})

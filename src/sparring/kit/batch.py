@@ -12,6 +12,7 @@ from numba import njit
 
 from sparring.kit.codegen import compile_batch, first_bad_action
 from sparring.kit.config import config_record, make_config
+from sparring.kit.memory import check_fits
 from sparring.kit.rng import mix_seed
 
 _COMPILED: dict[type, object] = {}
@@ -30,6 +31,12 @@ def compiled(env_cls: type):
     if env_cls not in _COMPILED:
         _COMPILED[env_cls] = compile_batch(env_cls)
     return _COMPILED[env_cls]
+
+
+def env_bytes(env_cls: type, obs_spec, keep_final: bool = False) -> int:
+    """Bytes one env of a :class:`BatchedEnv` allocates: its record (and a copy), its rows' buffers."""
+    row = obs_spec.size * obs_spec.dtype.itemsize * (2 if keep_final else 1) + env_cls.actions.total + 16
+    return 2 * env_cls.record_dtype.itemsize + env_cls.num_agents * row + 32
 
 
 class BatchedEnv:
@@ -73,6 +80,9 @@ class BatchedEnv:
         self.seed = int(seed)
         self.autoreset = bool(autoreset)
         self.keep_final = bool(keep_final)
+        check_fits(self.num_envs * env_bytes(env_cls, self.obs_spec, self.keep_final),
+                   f"env {env_cls.name!r} with num_envs={self.num_envs} ({self.obs_spec.size} observation values per "
+                   f"agent)", "lower num_envs (--num-envs, --train.num_envs) or the env's size (--env.KEY)")
         self._k = compiled(env_cls)
         self._alloc()
         self.reset(seed)

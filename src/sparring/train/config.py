@@ -81,4 +81,4 @@ def make_train_config(env_cls: type | None = None, overrides: dict | None = None
     unknown = sorted(set(values) - set(fields))
     if unknown:
         raise ValueError(f"unknown train setting(s) {unknown}; valid: {', '.join(sorted(fields))}")
-    return TrainConfig(**{k: coerce(f"train setting {k!r}", fields[k], v) for k, v in values.items()})
+    return TrainConfig(**{k: coerce(f"train setting {k!r} (--train.{k})", fields[k], v) for k, v in values.items()})

@@ -14,6 +14,7 @@ from sparring.players.load import REMEDY, resolve
 from sparring.train.checkpoint import read_resume_meta, restore_trainer, save_checkpoint
 from sparring.train.config import TrainConfig, make_train_config
 from sparring.train.dashboard import Dashboard
+from sparring.train.footprint import check_training_memory
 from sparring.train.imitate import check_imitation, imitate
 from sparring.train.metrics import MetricsLog, metric_columns
 from sparring.train.plots import plot_run
@@ -47,12 +48,14 @@ def train(env_name: str | None = None, overrides: dict | None = None, env_config
             raise ValueError(f"run {resume!r} trained env {meta['env']!r}, not {env_name!r}")
         env_name, run_dir = meta["env"], _run_folder_of(resume)
         cfg = _resumed_config(meta, overrides, resume)
+        check_training_memory(registry.get(env_name), meta["env_config"], cfg)
         trainer = Trainer(env_name, cfg, meta["env_config"], meta["opponent"], meta.get("seats"))
         restore_trainer(trainer, resume)
     else:
         env_cls = registry.get(env_name)
         cfg = make_train_config(env_cls, overrides)
         _check_budget(cfg)
+        check_training_memory(env_cls, env_config or {}, cfg)
         trainer = Trainer(env_name, cfg, env_config, opponent, seats)
         try:
             check_imitation(cfg, trainer.env)
