@@ -4,7 +4,9 @@
 
 Each of ``episodes`` envs plays its first run. The competent player flicks
 prayer from the forecast; the steady one prays against the closest monster's
-style all the time. The first should get clearly further.
+style all the time. The first should get clearly further. Last, a player who
+never acts: it should never reach the tick limit unhurt nor have its first
+wave cleared for it (monsters walk round pillars; a falling pillar never kills).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from ladders import gauntlet_runs, wave_table
+from ladders import gauntlet_passive, gauntlet_runs, wave_table
 
 from sparring.envs.gauntlet.world import SOURCES, WAVES
 from sparring.evaluate.wilson import wilson_interval
@@ -52,6 +54,11 @@ def main() -> None:
     print(f"gauntlet scripted players, {args.episodes} runs each, seed {args.seed}, config {config or 'defaults'}")
     for player in PLAYERS:
         print("\n".join(report(gauntlet_runs(player, args.episodes, args.seed, **config))))
+    p = gauntlet_passive(args.episodes, args.seed, **config)
+    print(f"a player who never acts: {p['episodes']} runs, " + ", ".join(
+        f"{label} {p[key]} ({p[key] / p['episodes']:.1%}, 95% Wilson [{lo:.3f}, {hi:.3f}])"
+        for label, key in (("time-outs", "timeouts"), ("unhurt", "unhurt"), ("first wave cleared for it", "cleared"))
+        for lo, hi in [wilson_interval(p[key], p["episodes"])]) + f"; mean length {p['ticks']:.0f} ticks")
     print(f"({time.perf_counter() - t0:.1f} s)")
 
 

@@ -101,6 +101,24 @@ def gauntlet_runs(policy: str, episodes: int, seed: int = 0, **config) -> dict:
             "death_phases": Counter(Gauntlet.phases[p] for p in phase[died])}
 
 
+def gauntlet_passive(episodes: int, seed: int = 0, **config) -> dict:
+    """The first gauntlet run of each of ``episodes`` envs with a player who never acts (every head 0).
+
+    Returns ``episodes``, ``timeouts`` (runs that reached the tick limit), ``unhurt`` (runs in which it took no
+    damage), ``cleared`` (runs whose first wave was cleared without it, by a falling pillar) and the mean ``ticks``.
+    """
+    env = BatchedEnv(Gauntlet, num_envs=episodes, seed=seed, autoreset=False, **config)
+    acts = np.zeros((env.rows, len(env.heads.sizes)), np.int32)
+    while not env.done.all():
+        env.step(acts)
+    names, metrics = list(Gauntlet.metrics), env.records["metrics"]
+    taken = metrics[:, names.index("taken_melee"):names.index("taken_melee") + 6].sum(1)
+    first = int(env.config.start_wave)  # with start_spread 0, every run's first wave
+    return {"episodes": episodes, "timeouts": int((metrics[:, names.index("timed_out")] > 0.5).sum()),
+            "unhurt": int((taken == 0).sum()), "cleared": int((metrics[:, names.index("wave")] > first).sum()),
+            "ticks": float(env.records["tick"].mean())}
+
+
 def wave_table(waves: np.ndarray, total: int) -> list[tuple[int, int, float]]:
     """(wave, runs that ended there, fraction that reached it) for every wave from the lowest reached."""
     counts = np.bincount(waves, minlength=total + 1)

@@ -136,12 +136,53 @@ def _falling_pillar(env, hp):
     env.restore(0, rec)
 
 
-def test_a_falling_pillar_hurts_who_stands_next_to_it(env):
+def test_a_falling_pillar_hurts_who_stands_next_to_it_and_never_kills_a_monster(env):
     _falling_pillar(env, W.MAX_HP)
     env.step(act())
     s = env.records[0]
     assert s["pil_hp"][2] == 0 and metric(env, "pillars_lost") == 1
-    assert metric(env, "taken_pillar") == W.FALL_DAMAGE and s["m_state"][1] != W.ALIVE
+    assert metric(env, "taken_pillar") == W.FALL_DAMAGE
+    # the nibbler (10 hp) is wounded to 1 hp, not killed: a wave never clears itself while the player stands by
+    assert s["m_state"][1] == W.ALIVE and s["m_hp"][1] == 1
+
+
+def _walk_until_adjacent(env, rec, ticks):
+    """Step a noop player until the tagged healer in slot 1 (it walks to the player and bites at range 1) is
+    next to it; the tick it got there, or None."""
+    env.restore(0, rec)
+    for t in range(ticks):
+        env.step(act())
+        s = env.records[0]
+        if max(abs(int(s["m_r"][1]) - int(s["row"])), abs(int(s["m_c"][1]) - int(s["col"]))) <= 1:
+            return t + 1
+    return None
+
+
+def test_a_monster_walks_round_the_pillar_between_it_and_a_player_who_never_moves(env):
+    # straight north of pillar 2 (rows 19-21, cols 12-14), the player straight south: the greedy step is blocked
+    # and the pull back to the face's middle used to hold it there for good
+    for col in (12, 13, 14):
+        rec = arena(env, row=24, col=col, hp=W.MAX_HP)
+        monster(rec, 1, W.HEALER, 16, 13, m_flag=W.TAGGED)
+        assert _walk_until_adjacent(env, rec, 30) is not None, col
+        rec = arena(env, row=15, col=col, hp=W.MAX_HP)  # and the other way round
+        monster(rec, 1, W.HEALER, 24, 13, m_flag=W.TAGGED)
+        assert _walk_until_adjacent(env, rec, 30) is not None, col
+
+
+def test_no_tile_lets_a_player_who_never_moves_hide_from_a_walking_monster():
+    env = make()
+    open_tiles = [(r, c) for r in range(W.ROWS) for c in range(W.COLS)
+                  if not any(W.PILLAR_R[p] <= r < W.PILLAR_R[p] + W.PILLAR and W.PILLAR_C[p] <= c < W.PILLAR_C[p]
+                             + W.PILLAR for p in range(W.PILLARS))]
+    rng = __import__("numpy").random.default_rng(0)
+    for k in rng.choice(len(open_tiles), size=(150, 2)):
+        (pr, pc), (mr, mc) = open_tiles[k[0]], open_tiles[k[1]]
+        if (pr, pc) == (mr, mc):
+            continue
+        rec = arena(env, row=pr, col=pc, hp=W.MAX_HP)
+        monster(rec, 1, W.HEALER, mr, mc, m_flag=W.TAGGED)
+        assert _walk_until_adjacent(env, rec, 80) is not None, ((pr, pc), (mr, mc))
 
 
 @pytest.mark.parametrize("death, expect", [("progress", -(1 - 10 / W.WAVES)), ("flat", -1.0), ("zero", 0.0)])

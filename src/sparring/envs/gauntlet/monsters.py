@@ -6,15 +6,16 @@ the numbers and types are in :mod:`sparring.envs.gauntlet.world`.
 
 import numpy as np
 
-from sparring.envs.gauntlet.legal import cheb, clear_line, covered, open_tile
+from sparring.envs.gauntlet.legal import cheb, clear_line, covered, open_tile, pillar_at
 from sparring.envs.gauntlet.world import (
-    ALIVE, BAT, BLOB, BOSS, BOSS_C, BOSS_CALLED, BOSS_HEALERS, BOSS_R, BOSS_WAVE, BOSSES_IN_BOSS_WAVE, BURROW_AFTER,
-    BURROW_TICKS, BURROWED, COLS, DC, DEAD, DR, EMPTY, ENRAGE_AT, FALL_DAMAGE, FALL_MONSTER_DAMAGE, FINAL_SPAWN_EVERY,
-    FINAL_WAVE, HEAL, HEAL_EVERY, HEAL_RANGE, HEALER, HEALERS_AT, HEALERS_CALLED, HEALERS_KILLED, HP, KILLED_BY,
-    LOWEST_HP, MAGE, MAGIC, MAX_HIT, MELEE, MELEER, MONSTER_ACC, MOVES, NIBBLE, NIBBLER, NIBBLERS, PILLAR, PILLAR_C,
-    PILLAR_R, PILLARS, PILLARS_LOST, RAISE_CHANCE, RAISED, RANGE, RANGED, RANGER, ROWS, SHIELD_EVERY, SHIELD_MAX,
-    SHIELD_MIN, SLOTS, SPEED, SPLIT, SRC_BOSS, SRC_MAGIC, SRC_MELEE, SRC_PILLAR, SRC_RANGED, SRC_ZUK, STYLE, SUMMON_AT,
-    SUMMONED, TAGGED, TAKEN, TELEGRAPH, WAVE_TABLE, ZUK, ZUK_C, ZUK_ENRAGED, ZUK_HEALERS, ZUK_HIT, ZUK_R, ZUK_SPEED,
+    ALIVE, BAT, BLOB, BOSS, BOSSES_IN_BOSS_WAVE, BOSS_C, BOSS_CALLED, BOSS_HEALERS, BOSS_R, BOSS_WAVE, BURROWED,
+    BURROW_AFTER, BURROW_TICKS, COLS, DC, DEAD, DETOUR, DR, EMPTY, ENRAGE_AT, FALL_DAMAGE, FALL_MONSTER_DAMAGE,
+    FINAL_SPAWN_EVERY, FINAL_WAVE, HEAL, HEALER, HEALERS_AT, HEALERS_CALLED, HEALERS_KILLED, HEAL_EVERY, HEAL_RANGE,
+    HP, KILLED_BY, LOWEST_HP, MAGE, MAGIC, MAX_HIT, MELEE, MELEER, MONSTER_ACC, MOVES, NIBBLE, NIBBLER, NIBBLERS,
+    PILLAR, PILLARS, PILLARS_LOST, PILLAR_C, PILLAR_R, RAISED, RAISE_CHANCE, RANGE, RANGED, RANGER, ROWS,
+    SHIELD_EVERY, SHIELD_MAX, SHIELD_MIN, SLIDE_SHIFT, SLOTS, SPEED, SPLIT, SRC_BOSS, SRC_MAGIC, SRC_MELEE,
+    SRC_PILLAR, SRC_RANGED, SRC_ZUK, STYLE, SUMMONED, SUMMON_AT, TAGGED, TAKEN, TELEGRAPH, WAVE_TABLE, ZUK, ZUK_C,
+    ZUK_ENRAGED, ZUK_HEALERS, ZUK_HIT, ZUK_R, ZUK_SPEED,
 )
 from sparring.kit import helper, rand_float, rand_int
 
@@ -125,7 +126,8 @@ def damage(s, k, dmg):
 
 @helper
 def collapse(s, p):
-    """Pillar ``p`` falls: it hurts the player and the monsters next to it."""
+    """Pillar ``p`` falls: it hurts the player and wounds the monsters next to it, never below 1 hp (the kill is the
+    player's: a wave never clears itself while the player stands by)."""
     s.pil_hp[p] = 0
     s.metrics[PILLARS_LOST] += 1
     top, left = PILLAR_R[p] - 1, PILLAR_C[p] - 1
@@ -134,19 +136,69 @@ def collapse(s, p):
         hurt(s, np.int64(FALL_DAMAGE), np.int64(SRC_PILLAR))
     for k in range(1, SLOTS):
         if s.m_state[k] == ALIVE and top <= s.m_r[k] <= bottom and left <= s.m_c[k] <= right:
-            damage(s, k, np.int64(FALL_MONSTER_DAMAGE))
+            s.m_hp[k] = max(1, s.m_hp[k] - FALL_MONSTER_DAMAGE)
+
+
+@helper
+def step_to(s, k, nr, nc):
+    """Slot ``k`` steps onto (nr, nc) if it is open and not the player's tile; True if it did."""
+    if open_tile(s, nr, nc) and not (nr == s.row and nc == s.col):
+        s.m_r[k], s.m_c[k] = nr, nc
+        return True
+    return False
+
+
+@helper
+def start_detour(s, k, r, c, dr, dc):
+    """Slot ``k`` at (r, c) is stuck: its only greedy step (dr, dc) runs into a pillar. Slide along the pillar's
+    face towards the nearer corner (a coin when both are as near); False if no pillar is in the way."""
+    p = pillar_at(s, r + dr, c + dc)
+    if p < 0:
+        return False
+    if dc == 0:  # the face is a row: slide west (3) or east (4)
+        low, high, here, slides = PILLAR_C[p], PILLAR_C[p] + PILLAR, c, (3, 4)
+    else:  # the face is a column: slide north (1) or south (2)
+        low, high, here, slides = PILLAR_R[p], PILLAR_R[p] + PILLAR, r, (1, 2)
+    before, after = here - low + 1, high - here
+    pick = 0 if before < after else 1 if after < before else rand_int(s, 2)
+    s.m_flag[k] = (s.m_flag[k] & ~(DETOUR | 3 << SLIDE_SHIFT)) | DETOUR | (slides[pick] - 1) << SLIDE_SHIFT
+    return True
+
+
+@helper
+def detour(s, k, r, c, dr, dc):
+    """One step of slot ``k`` walking round a pillar: a greedy step that does not slide back ends the detour when it
+    leaves the pillar's face; else it slides on (turning round at a blocked tile)."""
+    m = ((s.m_flag[k] >> SLIDE_SHIFT) & 3) + 1
+    sr, sc = DR[m], DC[m]
+    for j in range(3):
+        nr, nc = r + (dr if j != 2 else 0), c + (dc if j != 1 else 0)
+        if (nr != r or nc != c) and (nr - r) * sr + (nc - c) * sc >= 0 and step_to(s, k, nr, nc):
+            if (sr == 0 and nr != r) or (sc == 0 and nc != c):
+                s.m_flag[k] &= ~(DETOUR | 3 << SLIDE_SHIFT)
+            return
+    if step_to(s, k, r + sr, c + sc):
+        return
+    back = m + 1 if m % 2 == 1 else m - 1  # north <-> south, west <-> east
+    s.m_flag[k] = (s.m_flag[k] & ~(3 << SLIDE_SHIFT)) | (back - 1) << SLIDE_SHIFT
+    step_to(s, k, r + DR[back], c + DC[back])
 
 
 @helper
 def walk(s, k, tr, tc):
-    """Slot ``k`` takes one greedy step towards (tr, tc): diagonal, else along a row or a column."""
+    """Slot ``k`` takes one step towards (tr, tc): greedy (diagonal, else along a row or a column), or round the
+    pillar that stops it (see :mod:`sparring.envs.gauntlet.world`)."""
     r, c = np.int64(s.m_r[k]), np.int64(s.m_c[k])
     dr, dc = np.sign(tr - r), np.sign(tc - c)
+    if s.m_flag[k] & DETOUR:
+        detour(s, k, r, c, dr, dc)
+        return
     for m in range(3):
         nr, nc = r + (dr if m != 2 else 0), c + (dc if m != 1 else 0)
-        if (nr != r or nc != c) and open_tile(s, nr, nc) and not (nr == s.row and nc == s.col):
-            s.m_r[k], s.m_c[k] = nr, nc
+        if (nr != r or nc != c) and step_to(s, k, nr, nc):
             return
+    if (dr == 0) != (dc == 0) and start_detour(s, k, r, c, dr, dc):
+        detour(s, k, r, c, dr, dc)
 
 
 @helper

@@ -18,8 +18,8 @@ Within a tick the rules resolve in this order:
    the next one spawns ``WAVE_GAP`` ticks later.
 7. A player at 0 hp dies (the ``death`` penalty). Reaching the tick limit ends
    the run the same way (metric ``timed_out``): a limit that paid more than a
-   death would teach stalling behind a pillar, where a stuck monster never
-   reaches the player.
+   death would teach stalling. (Monsters walk round pillars, so standing still
+   behind one is not safe either.)
 
 The numbers are in :mod:`sparring.envs.gauntlet.world`.
 """

@@ -10,7 +10,9 @@ attacks, max hit, style, tiles moved per tick and the player style it is weak
 to (``HP``, ``RANGE``, ``SPEED``, ``MAX_HIT``, ``STYLE``, ``MOVES``, ``WEAK``):
 
 - nibbler: walks to the nearest standing pillar and eats it; bites the player
-  only when no pillar stands.
+  only when no pillar stands. A pillar eaten to 0 falls: ``FALL_DAMAGE`` to a player
+  next to it, and ``FALL_MONSTER_DAMAGE`` to the monsters next to it, but never
+  below 1 hp, so a wave is never cleared by a pillar while the player stands by.
 - bat: a fast, short-range ranger.
 - blob: one tick before it attacks it reads the player's prayer and then attacks
   with a style the player is not praying (ranged or magic), so the prayer must
@@ -36,8 +38,14 @@ moves one column every ``SHIELD_EVERY`` ticks, bouncing between ``SHIELD_MIN`` a
 centre is covered.
 
 Monsters never share the player's tile but may share one another's (a
-simplification). They walk greedily (diagonal, then straight), so a pillar can
-hold one back: safespotting is part of the game.
+simplification). They walk greedily (diagonal, then straight); one whose
+greedy step runs straight into a pillar walks round it instead: it slides
+along the pillar's face towards the nearer corner (a fair coin when both are
+as near) until it can step past, and remembers which way (``DETOUR``), so
+the greedy pull back to the middle of the face does not undo it. A pillar
+still slows a monster and blocks its line of sight (the player may shoot one
+that is walking round it), but a player hidden straight behind a pillar is
+found: standing still is never safe.
 
 Every number a rule uses lives here; the tick is in :mod:`sparring.envs.gauntlet.rules`,
 the monsters' part of it in :mod:`sparring.envs.gauntlet.monsters`.
@@ -78,6 +86,7 @@ BOSS_HEALERS, HEAL, HEAL_EVERY, HEAL_RANGE = 2, 8, 3, 2
 SLOTS = 12
 EMPTY, ALIVE, DEAD, BURROWED = range(4)
 TAGGED, RAISED, SUMMONED = 1, 2, 4  # m_flag bits: healer tagged, body raised once, boss called its healers
+DETOUR, SLIDE_SHIFT = 8, 4  # m_flag: walking round a pillar; bits 4-5 hold its sliding move (north..east) less one
 BOSS_CALLED, HEALERS_CALLED = 1, 2  # zuk_flags bits
 
 # waves: 1..REGULAR from WAVE_TABLE, then the multi-boss wave, then the final boss
