@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 
 from sparring.cli.overrides import env_overrides
+from sparring.cli.values import count
 
 TOWNS = "town, town16, town64"
 
@@ -40,10 +42,14 @@ def cmd_serve(args, extra) -> int:
 
 def cmd_build_lm(args, extra) -> int:
     """Train a tokenizer on a text file's lines and save an untrained small Llama-style model folder."""
+    from sparring.kit.files import check_output
     from sparring.lm.model import ModelSize, build_small_model
 
     if extra:
         raise ValueError(f"unexpected argument(s) {extra}; usage: sparring build-lm --text FILE --out DIR")
+    if os.path.exists(args.out):
+        raise ValueError(f"--out {args.out!r} exists; choose a new folder for the model")
+    check_output(args.out, "--out", folder=True)
     try:
         with open(args.text, encoding="utf-8") as f:
             lines = f.read().splitlines()
@@ -141,12 +147,12 @@ def _add_serve(p: argparse.ArgumentParser) -> None:
 def _add_build_lm(p: argparse.ArgumentParser) -> None:
     p.add_argument("--text", required=True, help="UTF-8 text file, one training line per line")
     p.add_argument("--out", required=True, help="new model folder")
-    p.add_argument("--vocab", type=int, default=2048)
-    p.add_argument("--hidden", type=int, default=256)
-    p.add_argument("--layers", type=int, default=4)
-    p.add_argument("--heads", type=int, default=4)
-    p.add_argument("--intermediate", type=int, default=688)
-    p.add_argument("--context", type=int, default=1024)
+    p.add_argument("--vocab", type=count(1), default=2048)
+    p.add_argument("--hidden", type=count(1), default=256)
+    p.add_argument("--layers", type=count(1), default=4)
+    p.add_argument("--heads", type=count(1), default=4)
+    p.add_argument("--intermediate", type=count(1), default=688)
+    p.add_argument("--context", type=count(1), default=1024)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(fn=cmd_build_lm)
 

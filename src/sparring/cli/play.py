@@ -18,6 +18,8 @@ def cmd_eval(args, extra) -> int:
     failure analysis, and the rate of a yes/no metric (``--metric``)."""
     from sparring.evaluate.episodes import format_metric, format_report
     from sparring.evaluate.failures import format_failures
+    from sparring.evaluate.outputs import output_folder
+    from sparring.kit.files import check_output
     from sparring.evaluate.play import evaluate_checkpoint, evaluate_scripted
     from sparring.players.opponents import parse_seats
 
@@ -25,6 +27,10 @@ def cmd_eval(args, extra) -> int:
     if (args.checkpoint is None) == (args.policy is None):
         raise ValueError("sparring eval: give exactly one of --checkpoint RUN and --policy scripted:NAME")
     config = override_groups(extra, {"env"}).get("env", {})
+    if args.record:
+        check_output(args.record, "--record")
+    elif args.checkpoint:  # the failure chart (and --worst replays) go into the run folder
+        check_output(output_folder(args.checkpoint, None), "--checkpoint", folder=True)
     try:
         if args.policy is not None:
             report = evaluate_scripted(args.env, args.policy, args.opponent, args.episodes,

@@ -9,6 +9,7 @@ from sparring.cli.overrides import env_overrides
 from sparring.cli.seats import add_seat_args
 from sparring.cli.values import count, number
 from sparring.kit import registry
+from sparring.kit.files import check_output
 
 
 def cmd_record(args, extra) -> int:
@@ -19,6 +20,7 @@ def cmd_record(args, extra) -> int:
     from sparring.record import record_episodes
 
     spec, explicit, opponent = _policy_spec(args), env_overrides(extra), args.opponent
+    check_output(args.out, "--out")
     env_cls = registry.get(args.env)
     config = {}
     if args.checkpoint:  # by default the env and opponent it trained with, as in eval
@@ -44,6 +46,9 @@ def cmd_replay(args, extra) -> int:
     from sparring.record import Recording, print_episode, replay_terminal, write_gif, write_html, write_mp4
 
     env_overrides(extra)  # nothing to override here; unknown arguments are errors
+    for flag in ("html", "gif", "mp4"):
+        if getattr(args, flag):
+            check_output(getattr(args, flag), f"--{flag}")
     try:
         rec = Recording(args.file)
     except FileNotFoundError as exc:
@@ -67,6 +72,7 @@ def cmd_fork(args, extra) -> int:
     from sparring.record import fork
 
     env_overrides(extra)  # the env and its config come from the recording
+    check_output(args.out, "--out")
     try:
         n = fork(args.file, args.episode, args.tick, _policy_spec(args), args.out, episodes=args.episodes,
                  seed=args.seed, reseed=args.reseed, greedy=args.greedy, seats=parse_seats(args.seat))

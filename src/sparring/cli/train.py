@@ -14,6 +14,7 @@ from sparring.cli.values import count, number
 
 def cmd_train(args, extra) -> int:
     """Train PPO on an env (or resume a run), then evaluate the run unless ``--train.eval_episodes 0``."""
+    from sparring.kit.files import check_output
     from sparring.players.opponents import parse_seats
     from sparring.train.run import train
 
@@ -26,7 +27,8 @@ def cmd_train(args, extra) -> int:
     if args.resume is not None and (args.seat or args.opponent):
         raise ValueError("--resume RUN keeps the run's seats and opponent; drop --seat and --opponent")
     if args.env is None and args.resume is None:
-        raise SystemExit("sparring train: give an env name, or --resume RUN")
+        raise ValueError("sparring train: give an env name, or --resume RUN")
+    check_output(args.resume or args.runs, "--resume" if args.resume else "--runs", folder=True)
     run_dir = train(args.env, budget, groups.get("env", {}), args.opponent, resume=args.resume, runs_dir=args.runs,
                     seats=parse_seats(args.seat))
     final_eval(run_dir)
@@ -56,6 +58,7 @@ def cmd_sweep(args, extra) -> int:
     import optuna
 
     from sparring.kit import registry
+    from sparring.kit.files import check_output
     from sparring.sweep.report import results_table, write_report
     from sparring.sweep.settings import SweepSettings, prepare
     from sparring.sweep.space import load_space
@@ -64,6 +67,7 @@ def cmd_sweep(args, extra) -> int:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     space = load_space(registry.get(args.env), args.space)
     folder = os.path.join(args.sweeps, args.name or args.env)
+    check_output(folder, "--sweeps", folder=True)
     settings = SweepSettings(args.env, space, folder, args.trials, _budget(args, groups.get("train", {})),
                              groups.get("env", {}), args.opponent, args.metric, args.episodes, args.rungs, args.seed)
     prepare(settings)
@@ -89,6 +93,7 @@ def cmd_sweep(args, extra) -> int:
 def cmd_ablate(args, extra) -> int:
     """Train each value of one knob over K seeds; print means, intervals and the verdicts."""
     from sparring.kit.atomic import atomic_file
+    from sparring.kit.files import check_output
     from sparring.sweep.ablate import ablate
 
     groups = override_groups(extra, {"env", "train"})
@@ -97,6 +102,8 @@ def cmd_ablate(args, extra) -> int:
         print(f"{args.knob.partition('=')[0]}={label} seed {seed}: {args.metric}={value:.4g}", file=sys.stderr,
               flush=True)
 
+    if args.out:
+        check_output(args.out, "--out")
     result = ablate(args.env, args.knob, args.seeds, _budget(args, groups.get("train", {})), groups.get("env", {}),
                     args.opponent, args.metric, args.test, args.episodes, args.first_seed, progress=show)
     print(result.to_json() if args.json else result.table())
