@@ -8,12 +8,13 @@ import time
 
 import numpy as np
 import pytest
+import torch
 
 from sparring.kit import BatchedEnv, registry
 from sparring.train.config import make_train_config
 from sparring.train.trainer import Trainer
 from sparring.train.vec import MultiprocessEnv
-from tests.train import toys  # noqa: F401  (registers the toy envs)
+from tests.train import toys  # also registers the toy envs
 
 
 def test_matches_inprocess_step_for_step_and_shuts_down():
@@ -97,6 +98,36 @@ def test_training_smoke_with_the_multiprocess_backend():
     finally:
         trainer.close()
     assert not multiprocessing.active_children()
+
+
+def test_final_observations_match_inprocess_and_train_the_same():
+    cls = toys.TimedPair  # two agents, terminations and truncations
+    ref = BatchedEnv(cls, 10, seed=4, keep_final=True, limit=4)
+    with MultiprocessEnv(cls, 10, seed=4, workers=2, keep_final=True, limit=4) as env:
+        rng = np.random.default_rng(0)
+        truncated = 0
+        for _ in range(30):
+            actions = rng.integers(0, 3, (env.rows, 1))
+            env.step(actions), ref.step(actions)
+            rows = np.repeat(ref.done, 2)  # final_obs means something in the rows of envs that just ended
+            assert (env.done == ref.done).all() and (env.truncations == ref.truncations).all()
+            assert (env.final_obs[rows] == ref.final_obs[rows]).all() and (env.obs == ref.obs).all()
+            truncated += ref.truncations.sum()
+        assert truncated > 4
+    # the trainer bootstraps truncations from final_obs: both backends must learn the same weights
+    weights = []
+    for vec in ("inprocess", "multiprocess"):
+        cfg = make_train_config(None, {"num_envs": 16, "horizon": 16, "minibatch_size": 128, "hidden": 16,
+                                       "threads": 1, "steps": 16 * 16 * 2, "vec": vec, "workers": 2})
+        trainer = Trainer("toy_timed_walk", cfg)
+        try:
+            while not trainer.finished():
+                trainer.iterate()
+            assert trainer.rollout.truncated.any()
+            weights.append([p.detach().clone() for p in trainer.policy.parameters()])
+        finally:
+            trainer.close()
+    assert all(torch.equal(a, b) for a, b in zip(*weights))
 
 
 @pytest.mark.parametrize("overrides, words", [({"vec": "threads"}, ["vec", "multiprocess"]),

@@ -58,6 +58,22 @@ def test_matches_inprocess_step_for_step_and_stops_its_actors():
         assert_dies(actor)
 
 
+def test_final_observations_match_inprocess():
+    cls = registry.get("squared")
+    ref = BatchedEnv(cls, 10, seed=7, keep_final=True, size=5)
+    with RayEnv(cls, 10, seed=7, workers=2, keep_final=True, size=5) as env:
+        ended = 0
+        for _ in range(30):
+            actions = ref.scripted_actions("greedy")
+            actions[::3] = 3  # some walk off the grid
+            env.step(actions), ref.step(actions)
+            rows = ref.done  # one agent: a row per env; final_obs means something where the env just ended
+            assert (env.done == ref.done).all() and (env.obs == ref.obs).all()
+            assert (env.final_obs[rows] == ref.final_obs[rows]).all()
+            ended += ref.done.sum()
+        assert ended > 10
+
+
 def assert_dies(actor, seconds: float = 30.0) -> None:
     """``ray.kill`` takes effect asynchronously: poll until the actor stops answering."""
     deadline = time.monotonic() + seconds

@@ -1,10 +1,10 @@
-"""Toy envs for trainer tests: masked multi-head actions, and a two-seat matching game."""
+"""Toy envs for trainer tests: masked multi-head actions, a two-seat matching game, and timed walks that truncate."""
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from sparring.kit import Env, Heads, Obs, choice, kernel, rand_int, register
+from sparring.kit import Env, Heads, Obs, choice, kernel, knob, rand_int, register
 
 
 @kernel
@@ -91,5 +91,58 @@ class Match(Env):
         return (0,) if config.opponent == "zeros" else (0, 1)
 
 
+@dataclass
+class TimedConfig:
+    """Knobs of the timed walks."""
+
+    limit: int = knob(6, "Ticks after which the time limit cuts the episode off (a truncation).")
+
+
+@kernel
+def timed_reset(s, cfg):
+    for a in range(s.pos.shape[0]):
+        s.pos[a] = rand_int(s, 5)
+
+
+@kernel
+def timed_step(s, cfg, act, rew, term, trunc):
+    fell = False
+    for a in range(act.shape[0]):
+        s.pos[a] = (s.pos[a] + act[a, 0] + rand_int(s, 2)) % 8
+        rew[a] = 0.25 * s.pos[a] - 0.75
+        fell = fell or s.pos[a] == 7
+    for a in range(act.shape[0]):
+        term[a] = fell  # the game ends: a terminal, even in the tick the limit comes
+        trunc[a] = s.tick >= cfg.limit
+
+
+@kernel
+def timed_observe(s, cfg, obs, mask):
+    for a in range(obs.shape[0]):
+        obs[a, 0] = s.pos[a] + 1
+        obs[a, 1] = min(s.tick, 15) + 1
+
+
+class TimedWalk(Env):
+    """A walk on a ring of 8 that ends (terminates) on tile 7 and is cut off (truncated) after ``limit`` ticks."""
+
+    name = "toy_timed_walk"
+    obs = Obs(2, np.uint8, low=0, high=16)
+    actions = Heads(move=3)
+    state = {"pos": ("i4", (1,))}
+    Config = TimedConfig
+    reset, step, observe = timed_reset, timed_step, timed_observe
+
+
+class TimedPair(TimedWalk):
+    """Two walkers on one ring: either reaching tile 7 ends the episode for both; the limit cuts both off."""
+
+    name = "toy_timed_pair"
+    num_agents = 2
+    state = {"pos": ("i4", (2,))}
+
+
 register("toy_masked_pick", MaskedPick)
 register("toy_match", Match)
+register("toy_timed_walk", TimedWalk)
+register("toy_timed_pair", TimedPair)

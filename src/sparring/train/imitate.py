@@ -48,7 +48,7 @@ def teacher_rollout(rollout, name: str, opponent=None) -> None:
     hold the teacher's choices; other rows get the opponent's actions as usual.
     """
     env, policy = rollout.env, rollout.policy
-    rollout.state0 = tuple(s.clone() for s in rollout.state)
+    rollout.begin()
     teacher = np.zeros((env.rows, len(env.heads.sizes)), np.int32)
     with torch.inference_mode():
         for t in range(rollout.horizon):
@@ -63,16 +63,11 @@ def teacher_rollout(rollout, name: str, opponent=None) -> None:
             rollout.actions[t] = _take(teacher, rollout).long()
             rollout.values[t] = value
             _, rew, term, trunc, _, info = env.step(teacher)
-            done = term | trunc
-            if env.num_agents > 1:
-                done |= np.repeat(env.done, env.num_agents)
             if info:
                 rollout.stats.add(info)
             if opponent is not None:
                 opponent.after_step(rew, env.done)
-            rollout.rewards[t] = _take(rew, rollout)
-            rollout.just_done = _take(done, rollout)
-            rollout.dones[t] = rollout.just_done
+            rollout.store_step(t, rew, term, trunc)  # rewards, episode ends, truncations' bootstrap values
         if policy.recurrent:
             rollout.state = tuple(s * (~rollout.just_done).unsqueeze(-1) for s in rollout.state)
         obs = _take(env.obs, rollout)

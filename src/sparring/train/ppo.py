@@ -10,8 +10,10 @@ from sparring.train.gae import compute_gae
 
 
 def advantages_and_returns(rollout, gamma: float, lam: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """GAE advantages and value targets [T, N] for a collected rollout."""
-    cpu = [x.detach().cpu().numpy() for x in (rollout.rewards, rollout.values, rollout.dones, rollout.last_value)]
+    """GAE advantages and value targets [T, N] for a collected rollout (truncated steps bootstrap from
+    ``rollout.final_values``, terminated ones do not)."""
+    cpu = [x.detach().cpu().numpy() for x in (rollout.rewards, rollout.values, rollout.dones, rollout.truncated,
+                                              rollout.final_values, rollout.last_value)]
     adv = torch.empty(rollout.rewards.shape)
     compute_gae(*cpu, np.float32(gamma), np.float32(lam), adv.numpy())
     adv = adv.to(rollout.values.device)

@@ -4,6 +4,14 @@ Only the trained rows are stored; the env's other rows get their actions from an
 opponent (or are ignored by the env when a scripted seat plays inside the kernels).
 An :class:`EpisodeEndHook` (e.g. Go-Explore restarts) may restart ended episodes from
 states of its own between rollouts.
+
+Episode ends come in two kinds. A termination (the env's ``terminals``) is an end the game
+itself decides: its step is worth its reward alone. A truncation (``truncations``, and not
+``terminals`` in the same step) is a time limit cutting off an episode that could have gone
+on: its step bootstraps from the value of the episode's final observation, which the env
+writes to ``final_obs`` when built with ``keep_final=True`` (the trainer's envs are). A
+recurrent policy values that observation with the memory it had before the reset. Only the
+truncated rows of a step are valued, and only in steps where some row truncated.
 """
 
 from __future__ import annotations
@@ -108,6 +116,9 @@ class Rollout:
         self.mask = torch.zeros((t, n, env.heads.total), dtype=torch.bool, device=dev)
         self.actions = torch.zeros((t, n, len(env.heads.sizes)), dtype=torch.int64, device=dev)
         self.logprob, self.values, self.rewards, self.dones = (torch.zeros((t, n), device=dev) for _ in range(4))
+        # where a time limit cut the episode off at step t: the value of its final observation, to bootstrap from
+        self.truncated = torch.zeros((t, n), dtype=torch.bool, device=dev)
+        self.final_values = torch.zeros((t, n), device=dev)
         self.resets = torch.zeros((t, n), dtype=torch.bool, device=dev)
         self.last_value = torch.zeros(n, device=dev)
         self.env_actions = np.zeros((env.rows, len(env.heads.sizes)), np.int32)
@@ -125,10 +136,55 @@ class Rollout:
         tensor = tensor if self.all_rows else tensor.index_select(0, self.rows)
         return tensor.to(self.device, non_blocking=True)
 
+    def begin(self) -> None:
+        """Start filling the buffers: keep the entering recurrent state, clear last rollout's truncations."""
+        self.state0 = tuple(s.clone() for s in self.state)
+        self.truncated.zero_()
+        self.final_values.zero_()
+
+    def store_step(self, t: int, rew: np.ndarray, term: np.ndarray, trunc: np.ndarray) -> None:
+        """Store the outcome of step ``t`` (the env's row buffers, read before its next step) for the trained rows.
+
+        Must follow the policy's action at ``t`` (``self.state`` is the memory after it): rows that
+        truncated get the value of their final observation under that memory.
+        """
+        done = term | trunc
+        if self.env.num_agents > 1:
+            done |= np.repeat(self.env.done, self.env.num_agents)
+        self.rewards[t] = self._take(rew)
+        self.just_done = self._take(done)
+        self.dones[t] = self.just_done
+        if trunc.any():
+            self._bootstrap(t, term, trunc)
+
+    def _bootstrap(self, t: int, term: np.ndarray, trunc: np.ndarray) -> None:
+        """``final_values[t]`` of the trained rows that truncated (and did not terminate) in step ``t``."""
+        env = self.env
+        cut = trunc & ~term
+        at = np.flatnonzero(cut if self.all_rows else cut[self.rows_np])  # positions among the trained rows
+        if not at.size:
+            return
+        final = getattr(env, "final_obs", None)
+        if final is None or len(final) != env.rows:
+            raise ValueError(f"env {env.env_cls.name!r} truncated an episode, and bootstrapping it needs the final "
+                             "observation: build the env with keep_final=True")
+        rows = self.rows_np[at]
+        # an env that ended shows its next episode in obs; a row cut off alone (its env goes on) shows its own
+        ended = env.done[rows // env.num_agents]
+        obs = final[rows] if ended.all() else np.where(ended[:, None], final[rows], env.obs[rows])
+        obs = torch.from_numpy(obs).to(self.device)
+        pos = torch.from_numpy(at).to(self.device)
+        if self.policy.recurrent:
+            value = self.policy.value(obs, tuple(s.index_select(0, pos) for s in self.state))
+        else:
+            value = self.policy.value(obs)
+        self.truncated[t, pos] = True
+        self.final_values[t, pos] = value
+
     def collect(self) -> dict:
         """Run one rollout; returns timings ``perf/env_s``, ``perf/infer_s``."""
         env, policy, env_s, infer_s = self.env, self.policy, 0.0, 0.0
-        self.state0 = tuple(s.clone() for s in self.state)
+        self.begin()
         recurrent = policy.recurrent
         with torch.inference_mode():
             for t in range(self.horizon):
@@ -148,9 +204,6 @@ class Rollout:
                     self.opponent.fill(self.env_actions)
                 mid = time.perf_counter()
                 _, rew, term, trunc, _, info = env.step(self.env_actions)
-                done = term | trunc
-                if env.num_agents > 1:
-                    done |= np.repeat(env.done, env.num_agents)
                 if info:
                     self.stats.add(info)
                 if self.episode_end is not None:
@@ -158,9 +211,7 @@ class Rollout:
                     self.episode_end.after_step(np.asarray(env.done), self.state)
                 if self.opponent is not None:
                     self.opponent.after_step(rew, env.done)
-                self.rewards[t] = self._take(rew)
-                self.just_done = self._take(done)
-                self.dones[t] = self.just_done
+                self.store_step(t, rew, term, trunc)
                 end = time.perf_counter()
                 env_s += end - mid
                 infer_s += mid - start

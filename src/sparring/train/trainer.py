@@ -57,7 +57,9 @@ class Trainer:
                                                           seats=self.seats)
         self.env_config = env_config
         anneal = parse_anneal(cfg.env_anneal, cfg.vec)  # checked before any worker starts
-        self.env = make_env(env_cls, cfg.num_envs, cfg.seed, cfg.vec, cfg.workers, cfg.ray_address, **env_config)
+        # keep_final: truncated episodes bootstrap from their final observation (see train.rollout)
+        self.env = make_env(env_cls, cfg.num_envs, cfg.seed, cfg.vec, cfg.workers, cfg.ray_address, keep_final=True,
+                            **env_config)
         self.policy = policy_for(self.env, cfg).to(self.device)
         self.policy.heads.to(self.device)
         self.optimizer = make_optimizer(self.policy, cfg.optimizer, cfg.lr)

@@ -3,13 +3,14 @@
 :class:`MultiprocessEnv` splits ``num_envs`` into ``workers`` contiguous slices, each held by a
 :class:`~sparring.kit.batch.BatchedEnv`: slice 0 in the calling process (it steps while the
 others do, saving a wake-up per step), the rest in ``workers - 1`` spawned processes. The
-row buffers (``obs``, ``mask``, ``rewards``, ``terminals``, ``truncations``, the actions)
-and the per-env ``done`` / ``ended_return`` live in one ``multiprocessing.shared_memory``
-block laid out as the in-process ``[rows, ...]`` buffers; each worker's BatchedEnv writes
-straight into its slice. Commands travel over Pipes: the parent and the workers block in
-``recv`` (no spinning). Env ``i`` is seeded from ``(seed, i)`` as in-process, so both
-backends produce the same episodes for the same actions. What it shares with the Ray
-backend (slices, checks, seeding) is :mod:`sparring.train.vec_slices`.
+row buffers (``obs``, ``mask``, ``rewards``, ``terminals``, ``truncations``, the actions,
+and ``final_obs`` with ``keep_final``) and the per-env ``done`` / ``ended_return`` live in
+one ``multiprocessing.shared_memory`` block laid out as the in-process ``[rows, ...]``
+buffers; each worker's BatchedEnv writes straight into its slice. Commands travel over
+Pipes: the parent and the workers block in ``recv`` (no spinning). Env ``i`` is seeded
+from ``(seed, i)`` as in-process, so both backends produce the same episodes for the same
+actions. What it shares with the Ray backend (slices, checks, seeding) is
+:mod:`sparring.train.vec_slices`.
 
 Spawned workers re-import the caller's ``__main__``: scripts need the ``if __name__ == "__main__"`` guard.
 """
@@ -23,10 +24,10 @@ from multiprocessing import shared_memory
 import numpy as np
 
 from sparring.kit.batch import BatchedEnv
-from sparring.train.vec_slices import ENV_BUFFERS, ROW_BUFFERS, SlicedEnv, merge_infos, seed_slice
+from sparring.train.vec_slices import ENV_BUFFERS, FINAL_BUFFER, SlicedEnv, merge_infos, row_buffers, seed_slice
 
 
-def _layout(rows: int, num_envs: int, obs_spec, heads) -> dict:
+def _layout(rows: int, num_envs: int, obs_spec, heads, keep_final: bool) -> dict:
     """name -> (shape, dtype, byte offset) of every shared buffer, 64-byte aligned."""
     n_heads = len(heads.sizes)
     shapes = {"obs": ((rows, obs_spec.size), obs_spec.dtype), "mask": ((rows, heads.total), np.bool_),
@@ -34,6 +35,8 @@ def _layout(rows: int, num_envs: int, obs_spec, heads) -> dict:
               "truncations": ((rows,), np.bool_), "actions": ((rows, n_heads), np.int32),
               "scripted": ((rows, n_heads), np.int32), "done": ((num_envs,), np.bool_),
               "ended_return": ((num_envs,), np.float64)}
+    if keep_final:
+        shapes[FINAL_BUFFER] = ((rows, obs_spec.size), obs_spec.dtype)
     layout, offset = {}, 0
     for name, (shape, dtype) in shapes.items():
         layout[name] = (shape, np.dtype(dtype), offset)
@@ -49,7 +52,7 @@ def _worker(conn, shm_name: str, layout: dict, env_cls, lo: int, hi: int, seed: 
     """Serve commands for envs [lo, hi) until told to close or the parent's end of the pipe closes."""
     shm = shared_memory.SharedMemory(name=shm_name)
     try:
-        commands = _slice_commands(_views(shm.buf, layout), env_cls, lo, hi, seed, config)
+        commands = _slice_commands(_views(shm.buf, layout), env_cls, lo, hi, seed, config, FINAL_BUFFER in layout)
         _reply(conn, "ok", None)
     except Exception as exc:
         _reply(conn, "error", exc)
@@ -67,12 +70,12 @@ def _worker(conn, shm_name: str, layout: dict, env_cls, lo: int, hi: int, seed: 
             _reply(conn, "error", exc)
 
 
-def _slice_commands(views: dict, env_cls, lo: int, hi: int, seed: int, config: dict) -> dict:
+def _slice_commands(views: dict, env_cls, lo: int, hi: int, seed: int, config: dict, keep_final: bool) -> dict:
     """A BatchedEnv over envs [lo, hi) writing into the shared ``views``; command name -> handler."""
-    env = BatchedEnv(env_cls, hi - lo, seed, **config)
+    env = BatchedEnv(env_cls, hi - lo, seed, keep_final=keep_final, **config)
     rows = slice(lo * env.num_agents, hi * env.num_agents)
-    for name in (*ROW_BUFFERS, *ENV_BUFFERS):  # the kernels write wherever these attributes point
-        view = views[name][rows if name in ROW_BUFFERS else slice(lo, hi)]
+    for name in (*row_buffers(keep_final), *ENV_BUFFERS):  # the kernels write wherever these attributes point
+        view = views[name][slice(lo, hi) if name in ENV_BUFFERS else rows]
         view[:] = getattr(env, name)  # keeps what the kernels never write (e.g. an all-ones mask)
         setattr(env, name, view)
     actions, scripted = views["actions"][rows], views["scripted"][rows]
@@ -120,19 +123,20 @@ class MultiprocessEnv(SlicedEnv):
     """``num_envs`` instances of ``env_cls`` in ``workers`` slices (one here, the rest in child processes).
 
     Supports ``step``, ``reset``, ``scripted_actions``, ``snapshot`` and ``restore`` and the
-    attributes ``obs``, ``mask``, ``rewards``, ``terminals``, ``truncations``, ``done``,
+    attributes ``obs``, ``mask``, ``rewards``, ``terminals``, ``truncations``, ``final_obs``, ``done``,
     ``ended_return``, ``learner_rows``, ``rows``, ``num_envs``, ``num_agents``, ``heads``,
     ``obs_spec``, ``env_cls``, ``config``. Buffers are shared views, overwritten by each step.
     Use as a context manager or call :meth:`close`; workers also exit when the parent dies.
     """
 
-    def __init__(self, env_cls: type, num_envs: int = 1, seed: int = 0, workers: int = 2, **config):
-        super().__init__(env_cls, num_envs, seed, workers, config)
-        layout = _layout(self.rows, self.num_envs, self.obs_spec, self.heads)
+    def __init__(self, env_cls: type, num_envs: int = 1, seed: int = 0, workers: int = 2, keep_final: bool = False,
+                 **config):
+        super().__init__(env_cls, num_envs, seed, workers, config, keep_final)
+        layout = _layout(self.rows, self.num_envs, self.obs_spec, self.heads, self.keep_final)
         size = max(off + int(np.prod(shape)) * dt.itemsize for shape, dt, off in layout.values())
         self._shm = _Block(create=True, size=size)
         views = _views(self._shm.buf, layout)
-        for name in (*ROW_BUFFERS, *ENV_BUFFERS):
+        for name in (*row_buffers(self.keep_final), *ENV_BUFFERS):
             setattr(self, name, views[name])
         self._actions, self._scripted = views["actions"], views["scripted"]
         ctx = mp.get_context("spawn")
@@ -148,7 +152,7 @@ class MultiprocessEnv(SlicedEnv):
             self._procs.append(proc)
             self._conns.append(parent)
         try:  # slice 0 runs here while the workers start (and later, while they step)
-            self._local = _slice_commands(views, env_cls, 0, int(self.bounds[1]), self.seed, config)
+            self._local = _slice_commands(views, env_cls, 0, int(self.bounds[1]), self.seed, config, self.keep_final)
             self._gather([])
         except BaseException:
             self.close()

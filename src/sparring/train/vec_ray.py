@@ -4,8 +4,10 @@
 ``scripted_actions``, ``snapshot``, ``restore``, the row buffers) and shares its slices, checks
 and seeding through :mod:`sparring.train.vec_slices`. Each step sends every actor its slice of
 the actions and copies the slices it returns into local buffers, so a Rollout reads them like
-in-process ones. Env ``i`` is seeded from ``(seed, i)`` as
-in-process: for the same actions both backends produce the same episodes.
+in-process ones. With ``keep_final`` an actor also sends the final observations of its envs
+that just ended (those rows only), written to the same rows of ``final_obs``. Env ``i`` is
+seeded from ``(seed, i)`` as in-process: for the same actions both backends produce the same
+episodes.
 
 Without an address it starts (or joins, if this process has one) a local Ray instance; with
 ``address`` it connects to that cluster, whose nodes must have this package installed (or be
@@ -27,8 +29,8 @@ START_TIMEOUT_S = 120.0  # actors that cannot be placed (too few CPUs) would oth
 class _Slice:
     """Envs [lo, hi) of the batch in one actor."""
 
-    def __init__(self, env_cls, lo: int, hi: int, seed: int, config: dict):
-        self.env, self.lo = BatchedEnv(env_cls, hi - lo, seed, **config), lo
+    def __init__(self, env_cls, lo: int, hi: int, seed: int, config: dict, keep_final: bool = False):
+        self.env, self.lo = BatchedEnv(env_cls, hi - lo, seed, keep_final=keep_final, **config), lo
         seed_slice(self.env, seed, lo)
 
     def buffers(self) -> tuple:
@@ -36,8 +38,11 @@ class _Slice:
         return tuple(getattr(env, name) for name in (*ROW_BUFFERS, *ENV_BUFFERS))
 
     def step(self, actions: np.ndarray) -> tuple:
-        info = self.env.step(actions)[-1]
-        return (*self.buffers(), info)
+        """The buffers, the final observations of the rows of envs that ended (None without keep_final), info."""
+        env = self.env
+        info = env.step(actions)[-1]
+        final = env.final_obs[np.repeat(env.done, env.num_agents)] if env.keep_final else None
+        return (*self.buffers(), final, info)
 
     def reset(self, seed: int) -> tuple:
         seed_slice(self.env, seed, self.lo)
@@ -71,8 +76,8 @@ class RayEnv(SlicedEnv):
     """``num_envs`` instances of ``env_cls`` in ``workers`` Ray actors; the interface of the multi-process backend."""
 
     def __init__(self, env_cls: type, num_envs: int = 1, seed: int = 0, workers: int = 2, address: str = "",
-                 **config):
-        super().__init__(env_cls, num_envs, seed, workers, config)
+                 keep_final: bool = False, **config):
+        super().__init__(env_cls, num_envs, seed, workers, config, keep_final)
         import ray
 
         self._row_slices = [slice(lo * self.num_agents, hi * self.num_agents)
@@ -81,12 +86,14 @@ class RayEnv(SlicedEnv):
         init_ray(address, self.workers)
         self._ray = ray
         actor = ray.remote(num_cpus=1)(_Slice)
-        self._actors = [actor.remote(env_cls, int(lo), int(hi), self.seed, config)
+        self._actors = [actor.remote(env_cls, int(lo), int(hi), self.seed, config, self.keep_final)
                         for lo, hi in zip(self.bounds[:-1], self.bounds[1:])]
         probe = BatchedEnv(env_cls, 1, seed, **config)  # the buffers' shapes and dtypes
         for name in ROW_BUFFERS:
             row = getattr(probe, name)
             setattr(self, name, np.zeros((self.rows, *row.shape[1:]), row.dtype))
+        if self.keep_final:
+            self.final_obs = np.zeros_like(self.obs)
         for name in ENV_BUFFERS:
             setattr(self, name, np.zeros(self.num_envs, getattr(probe, name).dtype))
         self._closed = False
@@ -119,7 +126,11 @@ class RayEnv(SlicedEnv):
         """Advance every env one tick with ``actions`` [rows, heads]; same returns as ``BatchedEnv.step``."""
         acts = np.ascontiguousarray(self._checked_actions(actions), np.int32)
         parts = self._get([a.step.remote(acts[rows]) for a, rows in zip(self._actors, self._row_slices)])
-        self._store([p[:-1] for p in parts])
+        self._store([p[:-2] for p in parts])
+        if self.keep_final:
+            for part, rows, envs in zip(parts, self._row_slices, self._env_slices):
+                if len(part[-2]):
+                    self.final_obs[rows][np.repeat(self.done[envs], self.num_agents)] = part[-2]
         return self.obs, self.rewards, self.terminals, self.truncations, self.mask, merge_infos([p[-1] for p in parts])
 
     def reset(self, seed: int | None = None):

@@ -18,6 +18,12 @@ from sparring.kit.rng import mix_seed
 
 ROW_BUFFERS = ("obs", "mask", "rewards", "terminals", "truncations")  # one entry per row
 ENV_BUFFERS = ("done", "ended_return")  # one entry per env
+FINAL_BUFFER = "final_obs"  # one entry per row, with keep_final: meaningful in the rows of envs that just ended
+
+
+def row_buffers(keep_final: bool) -> tuple[str, ...]:
+    """The row buffers a slice shares: ``ROW_BUFFERS``, and ``final_obs`` with ``keep_final``."""
+    return (*ROW_BUFFERS, FINAL_BUFFER) if keep_final else ROW_BUFFERS
 
 
 def seed_slice(env: BatchedEnv, seed: int, first: int) -> None:
@@ -42,16 +48,21 @@ class SlicedEnv:
     """The config, the learner rows and the env slices of a sliced backend (subclasses step the slices).
 
     ``bounds[k]:bounds[k + 1]`` are the envs of slice ``k`` (``workers`` slices, near-equal sizes).
-    Subclasses provide ``close``; the context manager calls it.
+    Subclasses provide ``close``; the context manager calls it. With ``keep_final`` the slices write
+    the final observation of finished envs to ``final_obs`` as a BatchedEnv does; without it
+    ``final_obs`` is empty, as there.
     """
 
-    def __init__(self, env_cls: type, num_envs: int, seed: int, workers: int, config: dict):
+    def __init__(self, env_cls: type, num_envs: int, seed: int, workers: int, config: dict,
+                 keep_final: bool = False):
         if not isinstance(workers, (int, np.integer)) or not 1 <= workers <= num_envs:
             raise ValueError(f"workers must be an int in [1, num_envs={num_envs}], got {workers!r}")
         self.env_cls, self.config = env_cls, make_config(env_cls, config)
         self.num_envs, self.num_agents = int(num_envs), int(env_cls.num_agents)
         self.rows, self.seed, self.workers = self.num_envs * self.num_agents, int(seed), int(workers)
         self.obs_spec, self.heads = env_cls.obs_spec(self.config), env_cls.actions
+        self.keep_final = bool(keep_final)
+        self.final_obs = np.zeros((0, self.obs_spec.size), self.obs_spec.dtype)  # replaced with keep_final
         self.learner_rows = np.zeros(self.rows, np.bool_)
         for seat in env_cls.learner_seats(self.config):
             self.learner_rows[seat::self.num_agents] = True
