@@ -47,14 +47,14 @@ def cmd_build_lm(args, extra) -> int:
 
     if extra:
         raise ValueError(f"unexpected argument(s) {extra}; usage: sparring build-lm --text FILE --out DIR")
-    if os.path.exists(args.out):
-        raise ValueError(f"--out {args.out!r} exists; choose a new folder for the model")
-    check_output(args.out, "--out", folder=True)
     try:
         with open(args.text, encoding="utf-8") as f:
             lines = f.read().splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"cannot read --text {args.text!r} as UTF-8 text: {exc}") from None
+    if os.path.exists(args.out):
+        raise ValueError(f"--out {args.out!r} exists; choose a new folder for the model")
+    check_output(args.out, "--out", folder=True)
     size = ModelSize(hidden=args.hidden, layers=args.layers, heads=args.heads, intermediate=args.intermediate,
                      context=args.context)
     try:
