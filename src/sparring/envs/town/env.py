@@ -18,7 +18,7 @@ row stays terminal), and opt-in shaping ``reward_needs`` x mean need per tick
 other characters who completed their goal this tick (default 0, metric ``shaping_team``:
 the planner's evening trips to the tavern make others' gatherings, which their own goal
 reward does not pay for). The episode ends after ``days`` days
-(a truncation for those still standing) or when everyone has fainted.
+(a termination for everyone: the days are the game) or when everyone has fainted.
 
 Towns of other sizes are :func:`town_class` ``(n)`` (2 to 64 characters); ``town16``
 and ``town64`` are registered.

@@ -181,8 +181,8 @@ def tick(s, cfg, act_in, rew, term, trunc):
     standing = 0
     over = s.tick >= cfg.days * DAY
     for a in range(n):
-        term[a] = s.alive[a] == 0
-        trunc[a] = over and s.alive[a] == 1
+        # the days are the game (goals and survival count over them): their end is a termination, not a cut-off
+        term[a] = s.alive[a] == 0 or over
         standing += s.alive[a]
     if over or standing == 0:
         finish(s, n - cfg.background)
