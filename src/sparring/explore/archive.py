@@ -245,8 +245,9 @@ def _check_arrays(arrays: dict, meta: dict, archive: Archive, where: str) -> Non
         if name not in arrays:
             raise DamagedFile(where, f"archive.npz lacks the array {name!r}", REMEDY)
         if arrays[name].dtype != dtype or arrays[name].shape != shape:
-            problem = (f"archive.npz has {len(arrays[name])} cells but the metadata says {n} (a save was interrupted)"
-                       if arrays[name].shape[:1] != (n,) else f"array {name!r} is {arrays[name].dtype}{list(shape)}")
+            got = arrays[name]
+            problem = (f"archive.npz has {len(got)} cells but the metadata says {n} (a save was interrupted)"
+                       if got.shape[:1] != (n,) else f"array {name!r} is {got.dtype} of shape {list(got.shape)}")
             raise DamagedFile(where, f"{problem}; expected {dtype} of shape {list(shape)}", REMEDY)
     counts = [arrays[name] for name in ("length", *_COUNTS)]
     if len(np.unique(arrays["keys"])) != n or any((c < 0).any() for c in counts) or \

@@ -108,10 +108,11 @@ def atomic_path(path: str | os.PathLike) -> Iterator[str]:
 
     On success the file written there is flushed to disk and replaces ``path`` in one
     rename (keeping the permissions of the file it replaces); on an error it is
-    removed and ``path`` is untouched. The folder of ``path`` must exist.
+    removed and ``path`` is untouched. Missing folders on the way to ``path`` are created.
     """
     path = os.path.abspath(path)
     folder, name = os.path.split(path)
+    os.makedirs(folder, exist_ok=True)
     clean_stale(folder, [name])
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp" + os.path.splitext(name)[1], dir=folder)
     fcntl.flock(fd, fcntl.LOCK_EX)
@@ -149,10 +150,11 @@ def atomic_folder(path: str | os.PathLike) -> Iterator[str]:
     aside, the new folder renamed into place and the old one deleted; a crash between
     the two renames leaves the old folder under its hidden name, never a half-written
     one under ``path``. On an error the temporary folder is removed and ``path`` is
-    untouched. The folder of ``path`` must exist.
+    untouched. Missing folders on the way to ``path`` are created.
     """
     path = os.path.abspath(path)
     parent, name = os.path.split(path)
+    os.makedirs(parent, exist_ok=True)
     clean_stale(parent, [name])
     tmp = tempfile.mkdtemp(prefix=f".{name}.", suffix=".tmp", dir=parent)
     old = tmp + ".old"

@@ -42,6 +42,8 @@ def describe(exc: BaseException) -> str:
     """An exception as a short phrase for a message: the reason of an OSError, else its type and first words."""
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
+    if type(exc).__name__ == "UnpicklingError":  # torch's weights-only refusal: its advice is to unpickle anyway
+        return "it holds objects other than tensors and plain containers, which are not loaded"
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
@@ -68,7 +70,7 @@ def read_json(path: str | os.PathLike, what: str, remedy: str = "") -> dict:
         with open(path, encoding="utf-8") as fh:
             value = json.load(fh)
     if not isinstance(value, dict):
-        raise DamagedFile(path, f"holds a JSON {type(value).__name__}, not the object a {what} is", remedy)
+        raise DamagedFile(path, f"is a JSON {type(value).__name__}, not a JSON object ({what} expected)", remedy)
     return value
 
 
@@ -126,8 +128,10 @@ def checksums(folder: str | os.PathLike, names) -> dict[str, str]:
 _CHECKSUM = re.compile(r"sha256:[0-9a-f]{64}")
 
 
-def verify_checksums(folder: str | os.PathLike, recorded, meta_path: str | os.PathLike, remedy: str = "") -> None:
-    """Check the files of ``folder`` against the checksums the metadata file ``meta_path`` recorded.
+def verify_checksums(folder: str | os.PathLike, recorded, meta_path: str | os.PathLike, remedy: str = "",
+                     names=None) -> None:
+    """Check the files of ``folder`` (those in ``names`` when given) against the checksums the metadata file
+    ``meta_path`` recorded.
 
     ``recorded`` is what :func:`checksums` returned when they were written (None: written before
     checksums existed, nothing to check). A file whose bytes changed is a :class:`DamagedFile`.
@@ -140,8 +144,10 @@ def verify_checksums(folder: str | os.PathLike, recorded, meta_path: str | os.Pa
         raise DamagedFile(meta_path, "'checksums' is not an object of file names and \"sha256:<64 hex digits>\"",
                           remedy)
     for name, want in recorded.items():
+        if names is not None and name not in names:
+            continue
         path = os.path.join(folder, name)
-        with reading(path, "file"):
+        with reading(path, "file", remedy):
             got = file_checksum(path)
         if got != want:
             raise DamagedFile(path, f"its bytes changed since it was written (SHA-256 {got[7:19]}..., "
@@ -187,8 +193,16 @@ def read_npy(path: str | os.PathLike, dtype, shape: tuple, what: str, remedy: st
             version = np.lib.format.read_magic(fh)
             header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
             got_shape, _, got_dtype = header(fh)
-    if got_dtype != dtype or tuple(got_shape) != tuple(shape):
-        raise DamagedFile(path, f"holds an array of shape {tuple(got_shape)}, not the {tuple(shape)} {what} of "
-                                f"{'this' if got_dtype == dtype else 'another'} layout expected here", remedy)
+    if got_dtype != dtype:
+        raise DamagedFile(path, f"holds an array of dtype {_short(got_dtype)}, not the {what} expected here (dtype "
+                                f"{_short(dtype)})", remedy)
+    if tuple(got_shape) != tuple(shape):
+        raise DamagedFile(path, f"holds {what} of shape {tuple(got_shape)}, not the {tuple(shape)} expected here",
+                          remedy)
     with reading(path, f"{what} (NumPy .npy)", remedy):
         return np.load(path, allow_pickle=False)
+
+
+def _short(dtype) -> str:
+    """A dtype in a few words: its fields, or its name."""
+    return f"[{', '.join(dtype.names[:4])}{', ...' if len(dtype.names) > 4 else ''}]" if dtype.names else str(dtype)

@@ -14,7 +14,9 @@ import re
 import torch
 from safetensors.torch import load_file
 
+from sparring.kit import registry
 from sparring.kit.atomic import clean_stale
+from sparring.kit.config import make_config
 from sparring.kit.files import DamagedFile, check_keys, read_json, reading, verify_checksums
 from sparring.players.policy import Policy
 
@@ -58,9 +60,17 @@ def read_meta(path: str) -> dict:
     check_keys(meta, META_KEYS, file, "checkpoint meta.json", REMEDY)
     if meta["format"] != FORMAT:
         raise DamagedFile(file, f"has checkpoint format {meta['format']}; this version reads format {FORMAT}", REMEDY)
-    for key in ("seats", "opponent_state"):
+    for key, kind in (("seats", dict), ("opponent_state", dict), ("opponent", str)):
         if meta.get(key) is not None:
-            check_keys(meta, {key: dict}, file, "checkpoint meta.json", REMEDY)
+            check_keys(meta, {key: kind}, file, "checkpoint meta.json", REMEDY)
+    check_keys(meta["policy"], {"obs_size": int, "head_sizes": list}, file, "checkpoint meta.json's 'policy'", REMEDY)
+    if not all(isinstance(v, str) for v in (meta.get("seats") or {}).values()):
+        raise DamagedFile(file, "'seats' must map seat names to player specs (strings)", REMEDY)
+    try:
+        make_config(registry.get(meta["env"]), meta["env_config"])
+    except (LookupError, ValueError) as exc:
+        raise DamagedFile(file, f"its env {meta['env']!r} with env_config {meta['env_config']} cannot be made "
+                                f"({exc})", REMEDY) from None
     return meta
 
 
@@ -70,16 +80,17 @@ def checkpoint_env_config(path: str, env_name: str) -> dict:
     return dict(meta["env_config"]) if meta["env"] == env_name else {}
 
 
-def check_compatible(meta: dict, env_name: str, env) -> None:
-    """Raise ValueError naming the mismatch if the checkpoint cannot drive ``env``."""
+def check_compatible(meta: dict, env_name: str, env, where: str = "") -> None:
+    """Raise ValueError naming the mismatch if the checkpoint (in the folder ``where``) cannot drive ``env``."""
+    where = f"checkpoint {where}".strip()
     if meta["env"] != env_name:
-        raise ValueError(f"checkpoint was trained on env {meta['env']!r}, not {env_name!r}; "
+        raise ValueError(f"{where} was trained on env {meta['env']!r}, not {env_name!r}; "
                          f"use it with `{meta['env']}` or pick a checkpoint of {env_name!r}")
     spec = meta["policy"]
     want = {"obs_size": env.obs_spec.size, "head_sizes": [int(s) for s in env.heads.sizes]}
     have = {"obs_size": spec.get("obs_size"), "head_sizes": spec.get("head_sizes")}
     if want != have:
-        raise ValueError(f"checkpoint policy expects {have} but env {env_name!r} with this config has {want}; "
+        raise ValueError(f"{where}: its policy expects {have} but env {env_name!r} with this config has {want}; "
                          f"train-time env config was {meta['env_config']}")
 
 
@@ -94,7 +105,7 @@ def load_policy(path: str, env_name: str | None = None, env=None, device="cpu") 
     folder = resolve(path)
     meta = read_meta(folder)
     if env is not None:
-        check_compatible(meta, env_name, env)
+        check_compatible(meta, env_name, env, folder)
     policy = build_policy(meta, folder).to(device)
     policy.heads.to(device)
     verify_files(folder, meta, ["policy.safetensors"])
@@ -104,10 +115,7 @@ def load_policy(path: str, env_name: str | None = None, env=None, device="cpu") 
 
 def verify_files(folder: str, meta: dict, names: list[str]) -> None:
     """Check the files ``names`` of the checkpoint in ``folder`` against the checksums in its meta (if any)."""
-    recorded = meta.get("checksums")
-    if isinstance(recorded, dict):
-        recorded = {name: value for name, value in recorded.items() if name in names}
-    verify_checksums(folder, recorded, os.path.join(folder, "meta.json"), REMEDY)
+    verify_checksums(folder, meta.get("checksums"), os.path.join(folder, "meta.json"), REMEDY, names)
 
 
 def read_tensors(file: str, what: str) -> dict[str, torch.Tensor]:

@@ -117,7 +117,11 @@ class Meta:
 
 def _layout_change(old: str, new: str) -> str:
     """The first few differences between two :func:`dtype_to_json` layouts, in words."""
-    a, b = json.loads(old), json.loads(new)
+    try:
+        a, b = json.loads(old), json.loads(new)
+        a["names"], a["formats"], a["itemsize"]
+    except (ValueError, TypeError, KeyError):
+        return "the recorded layout is unreadable"
     fa, fb = dict(zip(a["names"], a["formats"])), dict(zip(b["names"], b["formats"]))
     diffs = [f"{n} removed" for n in fa if n not in fb] + [f"{n} added" for n in fb if n not in fa]
     diffs += [f"{n} {fa[n]} -> {fb[n]}" for n in fa if n in fb and fa[n] != fb[n]]

@@ -78,14 +78,15 @@ def read_table(path: str) -> pa.Table:
     if not segments:
         raise FileNotFoundError(f"{path} was never closed and {folder} holds no completed row group; "
                                 f"nothing was recorded")
-    warnings.warn(f"{path} was not closed (was the recording killed?); recovered {len(segments)} completed "
-                  f"row group(s) from {folder}", RuntimeWarning, stacklevel=3)
     tables = [_read(p) for p in segments]
     try:
-        return pa.concat_tables(tables)
+        table = pa.concat_tables(tables)
     except pa.ArrowException as exc:
         raise RecordingError(f"{folder}: its segments are not of one recording ({describe(exc)}); delete the "
                              "folder, or recover the segments one by one") from None
+    warnings.warn(f"{path} was not closed (was the recording killed?); recovered {len(segments)} completed "
+                  f"row group(s) from {folder}", RuntimeWarning, stacklevel=3)
+    return table
 
 
 def _read(path: str) -> pa.Table:

@@ -95,7 +95,7 @@ def restore_trainer(trainer, path: str) -> dict:
     """
     folder = resolve(path)
     meta = read_resume_meta(folder)
-    check_compatible(meta, trainer.env_name, trainer.env)
+    check_compatible(meta, trainer.env_name, trainer.env, folder)
     # rebuilt, the saved spec gains the defaults of settings newer than the checkpoint
     if build_policy(meta, folder).spec != trainer.policy.spec:
         raise ValueError(f"checkpoint policy {meta['policy']} differs from this run's {trainer.policy.spec}")

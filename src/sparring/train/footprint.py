@@ -30,7 +30,7 @@ def training_bytes(env_cls: type, env_config: dict, cfg: TrainConfig) -> int:
 def check_training_memory(env_cls: type, env_config: dict, cfg: TrainConfig) -> None:
     """Raise ValueError when a run of ``cfg`` on ``env_cls`` would need more memory than is available."""
     check_fits(training_bytes(env_cls, env_config, cfg),
-               f"training {env_cls.name!r} with num_envs={cfg.num_envs}, horizon={cfg.horizon}, hidden={cfg.hidden}, "
-               f"minibatch_size={cfg.minibatch_size}",
+               f"training {env_cls.name!r} (env config {env_config or 'default'}) with num_envs={cfg.num_envs}, "
+               f"horizon={cfg.horizon}, hidden={cfg.hidden}, minibatch_size={cfg.minibatch_size}",
                "lower --train.num_envs, --train.horizon, --train.hidden or --train.minibatch_size, or the env's size "
                "(--env.KEY)")
