@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 
 from sparring.evaluate.wilson import wilson_interval  # noqa: E402
 from sparring.kit import BatchedEnv, registry  # noqa: E402
-from sparring.train.checkpoint import load_policy, read_meta  # noqa: E402
+from sparring.players.load import load_policy, read_meta  # noqa: E402
 
 SHAPING_OFF = {"reward_damage": 0.0, "reward_taken": 0.0, "reward_prayer": 0.0}
 
