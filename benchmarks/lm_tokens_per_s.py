@@ -82,7 +82,7 @@ def main() -> None:
 
         def served():
             before = brain.stats.completion_tokens
-            brain.act(batch)
+            brain.decide(batch)
             if brain.stats.failed:
                 raise RuntimeError(f"the server failed a request: {brain.stats.last_error}")
             return brain.stats.completion_tokens - before

@@ -25,11 +25,11 @@ from sparring.players import make_player
 def play(spec: str, towns: int, seed: int, greedy: bool = False, **config) -> dict:
     """Play ``towns`` episodes of `town` with every character on brain ``spec``; per-character outcomes."""
     env = sparring.make("town", num_envs=towns, seed=seed, autoreset=False, **config)
-    policy = make_player(spec, env, seed, greedy)
+    player = make_player(spec, env, seed, greedy)
     learners = env.learner_rows[:env.num_agents]
+    rows = np.arange(env.rows)
     while not env.done.all():
-        out = policy(env)
-        env.step(out[0] if isinstance(out, tuple) else out)
+        env.step(player.act(env, rows))
     rec = env.records
     return {"brain": spec, "goal_done": rec["goal_done"][:, learners].ravel().astype(bool),
             "standing": rec["alive"][:, learners].ravel().astype(bool), "goal": rec["goal"][:, learners].ravel(),
