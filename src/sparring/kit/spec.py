@@ -123,6 +123,9 @@ class Env:
       ``render_ansi(s, cfg)``, ``render_rgb(s, cfg)``, ``describe(s, cfg, agent)``,
       ``invariants(s, cfg)`` -> list of messages, ``cell(s, cfg)`` -> hashable,
       ``draw(s, cfg)`` -> shapes for the HTML viewer.
+    Start groups (optional; start-state curricula group the states they restart from by them):
+      start_group_key: what the key means (e.g. ``"wave"``; ``""``: one group);
+      ``start_groups(records)`` -> int64 key per record (default: all 0).
     """
 
     name: ClassVar[str]
@@ -136,6 +139,7 @@ class Env:
     Config: ClassVar[type] = NoConfig
     scripted: ClassVar[dict] = {}
     best_scripted: ClassVar[str | None] = None
+    start_group_key: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -177,6 +181,16 @@ class Env:
             drawn = metrics[:, names.index("draw")] > 0.5 if "draw" in names else np.zeros_like(won)
             return np.where(won, 0, np.where(drawn, 2, 1))
         return np.where(returns > 0, 0, np.where(returns < 0, 1, 2))
+
+    @staticmethod
+    def start_groups(records: np.ndarray) -> np.ndarray:
+        """The start group of each record (int64 [N]), named by ``start_group_key``; by default all 0 (one group).
+
+        A start-state curriculum (:mod:`sparring.train.curriculum`) keeps the learner's success per
+        group and draws more starts from groups where it is neither near 0 nor near 1: a key
+        should follow the encounter's progress (gauntlet: the wave), with few distinct values.
+        """
+        return np.zeros(len(records), np.int64)
 
     @staticmethod
     def invariants(s, cfg) -> list[str]:
@@ -228,6 +242,8 @@ def _validate(cls: type) -> None:
     for name, fn in cls.scripted.items():
         if not hasattr(fn, "py_func"):
             raise TypeError(f"{where}: scripted policy {name!r} must be a kernel")
+    if not isinstance(cls.start_group_key, str):
+        raise TypeError(f"{where}: start_group_key must be a string (e.g. 'wave'), got {cls.start_group_key!r}")
     if cls.best_scripted is not None and cls.best_scripted not in cls.scripted:
         raise ValueError(f"{where}: best_scripted {cls.best_scripted!r} is not in scripted {sorted(cls.scripted)}")
 

@@ -115,6 +115,13 @@ class Gauntlet(Env):
     cell_fields = cells.CELL_FIELDS
     cell_keys = staticmethod(cells.cell_keys)
 
+    start_group_key = "wave"
+
+    @staticmethod
+    def start_groups(records: np.ndarray) -> np.ndarray:
+        """Start group of each record for curricula: the wave it is at (1..30; 30 holds the final boss's stages)."""
+        return records["wave"].astype(np.int64)
+
     @staticmethod
     def cell(s, cfg) -> tuple:
         """Go-Explore cell of one record: the :data:`cell_fields` values (see :mod:`sparring.envs.gauntlet.cells`)."""

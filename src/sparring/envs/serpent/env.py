@@ -31,8 +31,8 @@ from sparring.envs.serpent.observe import OBS_SIZE, write_obs
 from sparring.envs.serpent.rules import new_fight, resolve_tick
 from sparring.envs.serpent.scripted import reactive, reference
 from sparring.envs.serpent.world import (
-    ADD_SLOTS, ATTACK, CLOUD_SLOTS, DEALT, DEATHS, GEAR, MAX_HP, METRICS, MOVE, PHASES, PRAYER, ROT_NAMES, ROTATIONS,
-    SIZES, SUPPLY,
+    ADD_SLOTS, ATTACK, CLOUD_SLOTS, DEALT, DEATHS, GEAR, MAX_HP, METRICS, MOVE, PHASES, PHASES_SEEN, PRAYER, ROT_NAMES,
+    ROTATIONS, SIZES, SUPPLY,
 )
 from sparring.kit import Env, Heads, Obs, choice, kernel, knob
 
@@ -114,6 +114,13 @@ class Serpent(Env):
                 int(s["food"] + s["doses"] + s["antivenom"]))
 
     cell_fields = ("dealt", "phase", "hp", "supplies")
+    start_group_key = "phase"
+
+    @staticmethod
+    def start_groups(records: np.ndarray) -> np.ndarray:
+        """Start group of each record for curricula: the fight's phase so far, counted on through the rotation's
+        repeats (phases_seen + 1: 1..10 the first time through, 11.. the second; ``stage`` is this mod 10)."""
+        return records["metrics"][:, PHASES_SEEN].astype(np.int64) + 1
 
     @staticmethod
     def cell_keys(records: np.ndarray) -> np.ndarray:
