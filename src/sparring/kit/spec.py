@@ -108,6 +108,12 @@ class Env:
       agent row (default ``("player",)`` for one agent, ``seat0, seat1...`` for more);
       obs: an :class:`Obs`, or a function of the config returning one;
       actions: :class:`Heads`; state: ``{field: dtype | (dtype, shape)}``;
+      bounds: the valid range of state fields, ``{field: (low, high)}`` (inclusive; a bound
+      may be an array broadcast over the field's shape, None for the dtype's limit), or a
+      function of the config returning one (``staticmethod`` or ``classmethod``). Every
+      field a kernel uses as an index or a loop bound needs one: states read from files are
+      checked against them before a kernel sees them (:mod:`sparring.kit.trust`), since an
+      out-of-range index in a compiled kernel reads or writes outside its array;
       phases: phase names (``s.phase`` indexes them); metrics: episode metric
       names (``s.metrics[i]``, reported when an episode ends);
       Config: a dataclass of knobs; scripted: ``{name: kernel}`` policies
@@ -134,6 +140,7 @@ class Env:
     obs: ClassVar[Any]
     actions: ClassVar[Heads]
     state: ClassVar[dict]
+    bounds: ClassVar[Any] = {}
     phases: ClassVar[tuple] = ("play",)
     metrics: ClassVar[tuple] = ()
     Config: ClassVar[type] = NoConfig
@@ -237,6 +244,14 @@ def _validate(cls: type) -> None:
     private = [name for name in cls.state if name.startswith("_")]
     if private:
         raise ValueError(f"{where}: state fields {private} start with '_', which the kit keeps for padding")
+    if not (callable(cls.bounds) or isinstance(cls.bounds, dict)):
+        raise TypeError(f"{where}: bounds must be a dict {{field: (low, high)}} or a function of the config")
+    if isinstance(cls.bounds, dict):
+        unknown = sorted(set(cls.bounds) - set(cls.state))
+        bad = [name for name, pair in cls.bounds.items() if not (isinstance(pair, tuple) and len(pair) == 2)]
+        if unknown or bad:
+            raise ValueError(f"{where}: bounds must map state fields to (low, high) pairs; unknown fields "
+                             f"{unknown}, not pairs {bad} (the kit bounds rng, tick and phase itself)")
     if not dataclasses.is_dataclass(cls.Config):
         raise TypeError(f"{where}: Config must be a dataclass")
     for name, fn in cls.scripted.items():

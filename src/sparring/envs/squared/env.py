@@ -100,6 +100,14 @@ class Squared(Env):
     actions = Heads(move=5)
     state = {"row": "i4", "col": "i4", "target": "i4"}
     phases = ("play",)
+
+    @staticmethod
+    def bounds(cfg) -> dict:
+        """Valid state values (checked before a state from a file reaches a kernel): the agent on the grid or one
+        step off it (an ended episode), the target a tile index (observe writes obs[target])."""
+        n = cfg.size
+        return {"row": (-1, n), "col": (-1, n), "target": (0, n * n - 1)}
+
     metrics = ("success",)
     Config = SquaredConfig
     reset, step, observe = reset, step, observe
