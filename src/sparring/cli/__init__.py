@@ -38,7 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``sparring`` console script; bad input is ``sparring: <why>`` on stderr and exit 2."""
     rest, overrides = pull_overrides(sys.argv[1:] if argv is None else argv)
-    args, extra = build_parser().parse_known_args(rest)
+    try:
+        args, extra = build_parser().parse_known_args(rest)
+    except SystemExit as exc:  # --help (0), or a bad argument already printed on one line (2)
+        return exc.code
     try:
         return args.fn(args, extra + overrides)
     except (LookupError, ValueError) as exc:

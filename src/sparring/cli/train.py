@@ -27,7 +27,7 @@ def cmd_train(args, extra) -> int:
     if args.resume is not None and (args.seat or args.opponent):
         raise ValueError("--resume RUN keeps the run's seats and opponent; drop --seat and --opponent")
     if args.env is None and args.resume is None:
-        raise ValueError("sparring train: give an env name, or --resume RUN")
+        raise ValueError("train needs an env name, or --resume RUN")
     check_output(args.resume or args.runs, "--resume" if args.resume else "--runs", folder=True)
     run_dir = train(args.env, budget, groups.get("env", {}), args.opponent, resume=args.resume, runs_dir=args.runs,
                     seats=parse_seats(args.seat))
