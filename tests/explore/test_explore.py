@@ -7,6 +7,7 @@ import pytest
 
 import sparring
 from sparring.cli import main
+from sparring.explore.archive import Archive
 from sparring.explore.explore import Explorer
 from sparring.explore.frontier import frontier_table, summary
 from sparring.explore.reach import reach
@@ -54,3 +55,30 @@ def test_explore_command_saves_into_a_new_folder_under_runs_by_default(tmp_path,
     out = json.loads(capsys.readouterr().out)["out"]
     assert os.path.dirname(out) == str(runs) and os.path.basename(out).startswith("serpent-explore-")
     assert sorted(os.listdir(out)) == ["archive.json", "archive.npz"]
+
+
+def test_explore_saves_as_it_goes_and_resume_finishes_the_steps_asked_for(tmp_path, capsys, monkeypatch):
+    out = str(tmp_path / "archive")
+    saves = []
+    save = Archive.save
+
+    def count(self, folder, extra=None):
+        saves.append(dict(extra))
+        save(self, folder, extra)
+        if len(saves) == 2:
+            raise KeyboardInterrupt  # killed after a save made mid-way
+
+    monkeypatch.setattr(Archive, "save", count)
+    with pytest.raises(KeyboardInterrupt):
+        main(["explore", "serpent", "--steps", "640", "--num-envs", "8", "--out", out, "--save-s", "1e-9"])
+    assert saves == [{"policy": "random", "seed": 0, "steps": 8 * k, "goal": 640} for k in (1, 2)]
+    monkeypatch.setattr(Archive, "save", save)
+    assert Archive.load(out, sparring.kit.registry.get("serpent"))[1]["steps"] == 16
+    assert main(["explore", "serpent", "--num-envs", "8", "--resume", out, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["steps"] == 640 - 16
+    extra = Archive.load(out, sparring.kit.registry.get("serpent"))[1]
+    assert extra["steps"] == extra["goal"] == 640
+    assert main(["explore", "serpent", "--num-envs", "8", "--resume", out, "--json"]) == 0  # nothing left to do
+    assert json.loads(capsys.readouterr().out)["steps"] == 0
+    assert main(["explore", "serpent", "--num-envs", "8", "--resume", out, "--steps", "8", "--json"]) == 0
+    assert Archive.load(out, sparring.kit.registry.get("serpent"))[1]["goal"] == 648

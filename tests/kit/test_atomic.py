@@ -1,8 +1,14 @@
+import fcntl
 import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
 
 import pytest
 
-from sparring.kit.atomic import atomic_file, atomic_folder, atomic_path, new_folder
+from sparring.kit.atomic import STALE_S, atomic_file, atomic_folder, atomic_path, clean_stale, new_folder
 
 
 class Boom(Exception):
@@ -111,3 +117,64 @@ def test_new_folder_never_hands_out_a_taken_name(tmp_path):
     os.mkdir(taken)  # a third in the same second skips it
     third = new_folder(tmp_path / "runs", "duel")
     assert third not in (first, second, taken) and os.listdir(third) == []
+
+
+HOLD_A_WRITE = textwrap.dedent("""
+    import sys, time
+    from sparring.kit.atomic import atomic_path, atomic_folder
+    with atomic_path(sys.argv[1]) as tmp, atomic_folder(sys.argv[2]):
+        open(tmp, "w").write("half")
+        print("writing", flush=True)
+        time.sleep(60)
+""")
+
+
+def _age(path, seconds):
+    """Make ``path`` look ``seconds`` old."""
+    when = time.time() - seconds
+    os.utime(path, (when, when))
+
+
+def test_a_killed_writer_leaves_temporaries_that_the_next_write_removes(tmp_path):
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    file, folder = tmp_path / "rec.parquet", tmp_path / "model"
+    proc = subprocess.Popen([sys.executable, "-c", HOLD_A_WRITE, str(file), str(folder)], cwd=root,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "writing\n"
+        left = sorted(os.listdir(tmp_path))
+        assert len(left) == 2 and all(name.startswith((".rec.parquet.", ".model.")) for name in left)
+        for name in left:
+            _age(tmp_path / name, 2 * STALE_S)
+        assert clean_stale(tmp_path) == []  # the writer is alive: its locks keep them
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+    assert sorted(os.listdir(tmp_path)) == left  # a kill leaves them, never in place of the real names
+    with atomic_path(file) as tmp:
+        open(tmp, "w").write("whole")
+    with atomic_folder(folder):
+        pass
+    assert sorted(os.listdir(tmp_path)) == ["model", "rec.parquet"]
+
+
+def test_clean_stale_removes_only_old_unlocked_names_of_its_own_pattern(tmp_path):
+    ours = [".a.json.abcd_123.tmp.json", ".step-000000000064.k2j4l5m6.tmp", ".latest.zzzzzzzz.tmp"]
+    theirs = [".a.json.ABCDEFGH.tmp.json", ".a.json.abcd1234.tmp.csv", "a.json.abcd1234.tmp.json", ".notes.tmp",
+              ".x.abcd1234.tmp.old", "report.tmp"]  # an .old without its folder is the only copy: kept
+    young = ".b.json.abcd1234.tmp.json"
+    os.mkdir(tmp_path / ours[1])  # a folder of atomic_folder
+    for name in ours + theirs + [young]:
+        if name != ours[1]:
+            (tmp_path / name).write_text("x")
+        if name != young:
+            _age(tmp_path / name, 2 * STALE_S)
+    locked = tmp_path / ".c.json.abcd1234.tmp.json"
+    locked.write_text("x")
+    _age(locked, 2 * STALE_S)
+    with open(locked) as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        removed = clean_stale(tmp_path)
+    assert sorted(os.path.basename(p) for p in removed) == sorted(ours)
+    assert sorted(os.listdir(tmp_path)) == sorted(theirs + [young, locked.name])
+    assert clean_stale(tmp_path, names=["c.json"]) == [str(locked)]  # unlocked now; only that target's

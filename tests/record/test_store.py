@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import sparring
+from sparring.kit.atomic import STALE_S
 from sparring.record import Recorder, Recording, RecordingError, load
 from tests.record.conftest import record
 
@@ -113,3 +115,16 @@ def test_stored_states_restore_byte_identical(squared_file):
     states = Recording(squared_file).episode(0).states
     assert states.dtype.names[-1] == "_pad0"  # squared's alignment gap is an explicit, copied field
     assert (states["_pad0"] == 0).all()
+
+
+def test_a_merge_killed_midway_leaves_a_temporary_that_the_next_open_or_write_removes(tmp_path, squared_file):
+    out = tmp_path / "r.parquet"
+    shutil.copy(squared_file, out)
+    stray = tmp_path / ".r.parquet.k2j4l5m6.tmp.parquet"  # what a SIGKILL during close's merge leaves
+    for name in (stray, tmp_path / ".mine.parquet.k2j4l5m6.tmp.parquet", tmp_path / "notes.tmp.parquet"):
+        name.write_bytes(b"half")
+        os.utime(name, (time.time() - 2 * STALE_S,) * 2)
+    assert load(str(out)).num_rows > 0 and not stray.exists()
+    assert sorted(os.listdir(tmp_path)) == [".mine.parquet.k2j4l5m6.tmp.parquet", "notes.tmp.parquet", "r.parquet"]
+    record(tmp_path / "mine.parquet", "squared", 1, num_envs=1)  # writing mine.parquet removes its own stray
+    assert sorted(os.listdir(tmp_path)) == ["mine.parquet", "notes.tmp.parquet", "r.parquet"]

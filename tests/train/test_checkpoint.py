@@ -6,8 +6,9 @@ import os
 import pytest
 import torch
 
+from sparring.kit.files import DamagedFile, file_checksum
 from sparring.players.load import load_policy
-from sparring.train.checkpoint import restore_trainer, save_checkpoint
+from sparring.train.checkpoint import FILES, restore_trainer, save_checkpoint
 from sparring.train.config import make_train_config
 from sparring.train.trainer import Trainer
 from tests.train import toys  # noqa: F401  (registers the toy envs)
@@ -84,3 +85,17 @@ def test_wrong_env_or_policy_is_refused_with_a_reason(tmp_path):
         restore_trainer(small_grid, str(tmp_path))
     with pytest.raises(ValueError, match="no checkpoint"):
         load_policy(str(tmp_path / "nowhere"))
+
+
+def test_meta_records_a_checksum_of_every_file_and_diverged_weights_are_refused(tmp_path):
+    trainer = Trainer("squared", make_train_config(None, {**TINY, "steps": 512}), env_config={"size": 5})
+    folder = save_checkpoint(str(tmp_path / "a"), trainer)
+    meta = json.load(open(os.path.join(folder, "meta.json")))
+    assert sorted(meta["checksums"]) == sorted(FILES)
+    assert meta["checksums"]["records.npy"] == file_checksum(os.path.join(folder, "records.npy"))
+    with torch.no_grad():
+        trainer.policy.actor.weight[0, 0] = float("nan")
+    with pytest.warns(RuntimeWarning, match="not finite .* the training diverged"):
+        folder = save_checkpoint(str(tmp_path / "b"), trainer)
+    with pytest.raises(DamagedFile, match="policy.safetensors: holds non-finite weights .*actor.weight"):
+        load_policy(folder)

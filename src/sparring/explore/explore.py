@@ -102,9 +102,6 @@ class Explorer:
             raise ValueError(f"explore steps must be a positive number, got {steps}")
         env, goal, saved = self.env, self.steps + int(steps), time.monotonic()
         while self.steps < goal:
-            if on_save is not None and time.monotonic() - saved >= every_s:
-                on_save(self)
-                saved = time.monotonic()
             self._return(np.flatnonzero(self.age == 0))
             for player, rows in self.seated:
                 self._actions[rows] = player.act(env, rows)
@@ -116,6 +113,9 @@ class Explorer:
             self.age[done | (self.age >= self.segment)] = 0
             self.from_cell[self.age == 0] = -1
             self.steps += env.num_envs
+            if on_save is not None and self.steps < goal and time.monotonic() - saved >= every_s:
+                on_save(self)
+                saved = time.monotonic()
         return self
 
     def _return(self, envs: np.ndarray) -> None:
