@@ -78,6 +78,8 @@ def _write_state(tmp: str, trainer) -> None:
         json.dump(meta, fh, indent=1)
     if getattr(trainer, "restarts", None) is not None:
         trainer.restarts.save(tmp)  # the Go-Explore archive
+    if getattr(trainer, "curriculum", None) is not None:
+        trainer.curriculum.save(tmp)  # its statistics, draws and each env's origin
 
 
 def read_resume_meta(path: str) -> dict:
@@ -119,6 +121,8 @@ def restore_trainer(trainer, path: str) -> dict:
                 k[len("opponent."):]: v for k, v in extra.items() if k.startswith("opponent.")}})
     if getattr(trainer, "restarts", None) is not None and os.path.exists(os.path.join(folder, "archive.json")):
         trainer.restarts.load(folder)
+    if getattr(trainer, "curriculum", None) is not None and os.path.exists(os.path.join(folder, "curriculum.npz")):
+        trainer.curriculum.load(folder)
     return meta
 
 

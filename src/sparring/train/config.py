@@ -66,6 +66,18 @@ class TrainConfig:
                                         "weight x exp(bias x (progress - deepest)) (0: no bias).", low=0)
     archive_start: str = knob("", "Go-Explore: a folder saved by `sparring explore` whose cells the archive starts "
                                   "with (empty: only the run's own episodes); needs archive_fraction > 0.")
+    curriculum: str = knob("", "Start-state curriculum: ended episodes restart from states of these sources, drawn "
+                               "more often from groups (the env's start_groups: gauntlet's wave, serpent's phase) "
+                               "where recent success is neither near 0 nor near 1; comma-separated KIND:PATH entries, "
+                               "KIND states (a state set .npz), archive (a folder of `sparring explore` or of an "
+                               "--archive checkpoint) or recording (a .parquet), e.g. 'states:waves.npz,"
+                               "recording:runs/x.parquet' (empty: none; see sparring.train.curriculum).")
+    curriculum_true: float = knob(0.2, "Curriculum: share of ended episodes that keep their true start (with "
+                                       "--archive: of those the archive leaves).", low=0, high=1)
+    curriculum_floor: float = knob(0.1, "Curriculum: the smallest weight of a group, against 4p(1-p) for recent "
+                                        "success p, so groups near 0 or 1 still get drawn.", low=0, high=1)
+    curriculum_window: float = knob(100.0, "Curriculum: ended episodes a group's recent success remembers (older "
+                                           "ones fade by 1 - 1/window per newer one).", low=1)
     env_anneal: str = knob("", "Env knobs moved linearly from a start value to their --env value over training, as "
                                "KNOB=START[@UNTIL] entries separated by commas (UNTIL: fraction of the budget where "
                                "the knob arrives, default 1), e.g. 'foresight=0@0.5' or 'reward_damage=1'.")

@@ -12,6 +12,8 @@ from sparring.kit import registry
 from sparring.players.policy import policy_for
 from sparring.train.backends import make_env
 from sparring.train.config import TrainConfig
+from sparring.train.curriculum import Curriculum
+from sparring.train.curriculum_sources import load_start_states
 from sparring.train.opponents import make_opponent
 from sparring.train.optim import make_optimizer
 from sparring.train.ppo import ppo_update
@@ -57,6 +59,7 @@ class Trainer:
                                                           seats=self.seats)
         self.env_config = env_config
         anneal = parse_anneal(cfg.env_anneal, cfg.vec)  # checked before any worker starts
+        starts = load_start_states(cfg.curriculum, env_cls, env_config) if cfg.curriculum else None  # checked too
         # keep_final: truncated episodes bootstrap from their final observation (see train.rollout)
         self.env = make_env(env_cls, cfg.num_envs, cfg.seed, cfg.vec, cfg.workers, cfg.ray_address, keep_final=True,
                             **env_config)
@@ -75,6 +78,12 @@ class Trainer:
         elif cfg.archive_start:
             raise ValueError(f"train.archive_start {cfg.archive_start!r} needs restarts to use it: set "
                              "train.archive_fraction (or --archive F) above 0")
+        # the start-state curriculum owns the archive's hook when both are on (see train.curriculum)
+        self.curriculum = None if starts is None else Curriculum(
+            self.env, self.rollout.rows_np, self.rollout.state, starts, cfg.curriculum_true, cfg.curriculum_floor,
+            cfg.curriculum_window, cfg.seed, archive=self.restarts)
+        if self.curriculum is not None:
+            self.rollout.episode_end = self.curriculum
         self.anneal = EnvAnneal(self.env, anneal) if anneal else None
         self.global_step = 0
         self.iteration = 0
@@ -115,6 +124,8 @@ class Trainer:
         losses = ppo_update(self.policy, self.optimizer, self.rollout, self.cfg)
         if self.restarts is not None:
             losses.update(self.restarts.metrics())
+        if self.curriculum is not None:
+            losses.update(self.curriculum.metrics())
         end = time.perf_counter()
         self.elapsed += end - start
         self.global_step += self.batch_size

@@ -1,0 +1,281 @@
+"""An adaptive start-state curriculum: ended episodes restart from states where the learner is learning.
+
+``sparring train ENV --train.curriculum SPEC`` (sources: :mod:`sparring.train.curriculum_sources`).
+:class:`Curriculum` is the rollout's episode-end hook (:class:`sparring.train.rollout.EpisodeEndHook`):
+
+- after every env step it counts the ended episodes it started: success is a positive return
+  (the env's ``ended_return``: the episode's return, the start state's return so far included,
+  averaged over the trained seats), which under the terminal rewards of the envs here is the
+  win of ``Env.outcome`` (gauntlet: a clear; serpent: a kill; squared: success). Shaping
+  rewards that pay a loss above 0 would count it as a success.
+- at the end of each rollout each env whose episode ended (it now plays a fresh start) keeps its
+  true start with probability ``curriculum_true``; the others are restored to a drawn state
+  (keeping the env's own generator, so restarts from one state see different dice) and their
+  recurrent memory starts from zeros, as a fresh episode's does.
+
+The draw (:class:`GroupSampler`): a group, then a state of that group uniformly. Per group the
+sampler keeps a recent success rate: outcomes decay by ``1 - 1 / curriculum_window`` per new
+outcome of the group, plus half a success in one episode as a prior, so p = (wins + 0.5) /
+(episodes + 1) and a group never tried has p = 0.5. A group's weight is max(4 p (1 - p),
+``curriculum_floor``): highest where success is near one half, the floor where it is near 0 or 1
+(none starves). Groups are drawn with probability weight / sum of weights.
+
+With ``--archive`` (Go-Explore restarts) the curriculum owns the archive's hook: every ended env
+is first offered to the archive, which restarts ``archive_fraction`` of them as it does alone; the
+curriculum handles the rest (so true starts are ``(1 - archive_fraction) x curriculum_true`` of all
+ends). Episodes restarted by the archive count in the archive's statistics, not the curriculum's.
+
+Metrics per update: ``curriculum/share/true`` and ``curriculum/share/<key>_<value>`` (the draw's
+distribution over a handled end: the true share, then each group's), ``curriculum/success/<key>_<value>``
+(the recent success rate of the group, without the prior; only groups with ended episodes) and
+``curriculum/success/true`` (of true starts), ``curriculum/starts`` (restored at the end of the last
+rollout), ``curriculum/episodes`` (curriculum-started episodes that ended in it). ``plots/curriculum.png``
+shows share and success per group against training steps.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+import numpy as np
+
+from sparring.kit.atomic import atomic_file
+from sparring.kit.files import DamagedFile, check_keys, reading
+from sparring.train.curriculum_sources import StartStates
+
+TRUE, OTHER = -1, -2  # origin of an env's episode: a true start, another hook's restart (else a group index)
+FILE = "curriculum.npz"
+FORMAT = 1
+REMEDY = "resume from another checkpoint, or start the run again"
+
+
+class GroupSampler:
+    """Recent success per group and the group draw that favours success near one half.
+
+    Args:
+      groups: number of groups; floor: the smallest weight (0..1); window: outcomes a group's
+      rate remembers (an outcome's weight decays by ``1 - 1 / window`` per newer one of its group).
+    """
+
+    def __init__(self, groups: int, floor: float = 0.1, window: float = 100.0):
+        if not 0.0 <= floor <= 1.0:
+            raise ValueError(f"train.curriculum_floor must be in [0, 1], got {floor}")
+        if window < 1:
+            raise ValueError(f"train.curriculum_window must be at least 1 episode, got {window}")
+        self.floor, self.decay = float(floor), 1.0 - 1.0 / float(window)
+        self.episodes = np.zeros(groups, np.float64)  # decayed counts
+        self.wins = np.zeros(groups, np.float64)
+
+    def record(self, groups: np.ndarray, wins: np.ndarray) -> None:
+        """Fold in ended episodes: their group indices and whether each succeeded (taken as simultaneous)."""
+        n = len(self.episodes)
+        count = np.bincount(groups, minlength=n).astype(np.float64)
+        won = np.bincount(groups, weights=np.asarray(wins, np.float64), minlength=n)
+        keep = self.decay ** count
+        # k outcomes at once: each weighs the mean of the k newest weights, so the rate moves by their mean
+        fresh = (1.0 - keep) / (1.0 - self.decay)
+        mean = np.divide(won, count, out=np.zeros(n), where=count > 0)
+        self.episodes = self.episodes * keep + fresh
+        self.wins = self.wins * keep + mean * fresh
+
+    def success(self) -> np.ndarray:
+        """The estimate the draw uses: (wins + 0.5) / (episodes + 1) per group."""
+        return (self.wins + 0.5) / (self.episodes + 1.0)
+
+    def rate(self) -> np.ndarray:
+        """Recent success rate per group without the prior (NaN for a group without outcomes)."""
+        return np.divide(self.wins, self.episodes, out=np.full(len(self.episodes), np.nan), where=self.episodes > 0)
+
+    def weights(self) -> np.ndarray:
+        """max(4 p (1 - p), floor) per group."""
+        p = self.success()
+        return np.maximum(4.0 * p * (1.0 - p), self.floor)
+
+    def probabilities(self) -> np.ndarray:
+        """The chance of drawing each group."""
+        w = self.weights()
+        return w / w.sum()
+
+
+class Curriculum:
+    """Start states drawn by learning progress for one trainer's env: the episode-end hook of its rollout.
+
+    Args:
+      env: the trainer's env (any vec backend); rows: the rollout's trained rows (grouped by env);
+      state: the policy's recurrent state of those rows (tensors [rows, hidden]; ``()``: none);
+      starts: the pooled, checked states (:func:`~sparring.train.curriculum_sources.load_start_states`);
+      true_share: probability that a handled end keeps its true start; floor, window: the
+      :class:`GroupSampler`'s; seed: seed of the draws; archive: Go-Explore restarts offered every end
+      first (:class:`~sparring.explore.restarts.ArchiveRestarts`), or None.
+    """
+
+    def __init__(self, env, rows: np.ndarray, state: tuple, starts: StartStates, true_share: float = 0.2,
+                 floor: float = 0.1, window: float = 100.0, seed: int = 0, archive=None):
+        if not 0.0 <= true_share <= 1.0:
+            raise ValueError(f"train.curriculum_true must be in [0, 1], got {true_share}")
+        if starts.records.dtype != env.env_cls.record_dtype:
+            raise ValueError(f"curriculum states are not {env.env_cls.name!r} records")
+        self.env, self.starts, self.true_share, self.archive = env, starts, float(true_share), archive
+        self.rows_per_env = _rows_per_env(np.asarray(rows), env.num_envs, env.num_agents)
+        self.hidden = [int(s.shape[-1]) for s in state]
+        self.sampler = GroupSampler(len(starts.keys), floor, window)
+        self.truth = GroupSampler(1, floor, window)  # the same recent rate, for true starts
+        self.labels = starts.labels()
+        # within a group, states are drawn uniformly: their indices sorted by group, and where each group begins
+        self.order = np.argsort(starts.group, kind="stable")
+        counts = np.bincount(starts.group, minlength=len(starts.keys))
+        self.first, self.size = np.concatenate([[0], np.cumsum(counts)[:-1]]), counts
+        self.rng = np.random.default_rng([int(seed), 11])
+        self.origin = np.full(env.num_envs, TRUE, np.int64)
+        self.counters = np.zeros(3, np.int64)  # starts_total, last rollout's starts, episodes ended since metrics
+
+    # -- the hook ---------------------------------------------------------------------------
+    def after_step(self, done: np.ndarray, state: tuple) -> None:
+        """After an env step: count the outcomes of the episodes that ended, by where they started."""
+        if self.archive is not None:
+            self.archive.after_step(done, state)
+        if not done.any():
+            return
+        ended = np.flatnonzero(done)
+        origin = self.origin[ended]
+        wins = np.asarray(self.env.ended_return)[ended] > 0
+        mine = origin >= 0
+        if mine.any():
+            self.sampler.record(origin[mine], wins[mine])
+            self.counters[2] += int(mine.sum())
+        true = origin == TRUE
+        if true.any():
+            self.truth.record(np.zeros(int(true.sum()), np.int64), wins[true])
+        self.origin[ended] = TRUE  # they now play a fresh start
+
+    def restart(self, ended: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+        """Offer the ``ended`` envs to the archive, then restore ``1 - curriculum_true`` of the rest from drawn
+        states; returns the restarted envs (sorted) and their recurrent memory in the rollout's row order."""
+        taken, taken_states = (ended[:0], ()) if self.archive is None else self.archive.restart(ended)
+        self.origin[taken] = OTHER
+        rest = ended[~np.isin(ended, taken)]
+        picked = rest[self.rng.random(rest.size) >= self.true_share]
+        if picked.size:
+            groups, states = self.draw(picked.size)
+            self.start(picked, states, groups)
+        self.counters[0] += picked.size
+        self.counters[1] = picked.size
+        envs = np.union1d(taken, picked).astype(np.int64)
+        if not self.hidden or not envs.size:
+            return envs, ()
+        r = self.rows_per_env
+        out = tuple(np.zeros((envs.size * r, hidden), np.float32) for hidden in self.hidden)
+        if taken.size and taken_states:
+            at = (np.searchsorted(envs, taken)[:, None] * r + np.arange(r)).reshape(-1)
+            for part, stored in zip(out, taken_states):
+                part[at] = stored
+        return envs, out
+
+    def draw(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """``n`` group indices drawn by the sampler's probabilities, and a state index of each group, uniformly."""
+        groups = self.rng.choice(len(self.size), size=n, p=self.sampler.probabilities())
+        within = (self.rng.random(n) * self.size[groups]).astype(np.int64)
+        return groups, self.order[self.first[groups] + np.minimum(within, self.size[groups] - 1)]
+
+    def start(self, envs: np.ndarray, states: np.ndarray, groups: np.ndarray) -> None:
+        """Restore ``envs`` to the start states ``states`` (indices; each env keeps its generator) of ``groups``."""
+        records = self.starts.records[states].copy()
+        records["rng"] = self.env.snapshot(envs)["rng"]
+        self.env.restore(envs, records)
+        self.origin[envs] = groups
+
+    # -- reporting --------------------------------------------------------------------------
+    def shares(self) -> dict:
+        """The draw's distribution over a handled end: ``{"true": ..., label: ...}``."""
+        probs = (1.0 - self.true_share) * self.sampler.probabilities()
+        return {"true": self.true_share, **{label: float(p) for label, p in zip(self.labels, probs)}}
+
+    def metrics(self) -> dict:
+        """``curriculum/`` metrics of the last rollout (see the module's doc)."""
+        out = {f"curriculum/share/{k}": v for k, v in self.shares().items()}
+        truth = self.truth.rate()[0]
+        if np.isfinite(truth):
+            out["curriculum/success/true"] = float(truth)
+        for label, rate in zip(self.labels, self.sampler.rate()):
+            if np.isfinite(rate):
+                out[f"curriculum/success/{label}"] = float(rate)
+        out["curriculum/starts"], out["curriculum/episodes"] = int(self.counters[1]), int(self.counters[2])
+        out["curriculum/starts_total"] = int(self.counters[0])
+        self.counters[2] = 0
+        return out
+
+    def describe(self) -> str:
+        """One line: how many states in how many groups, from which sources."""
+        keys = self.starts.keys
+        span = f"{self.starts.key_name or 'group'} {keys[0]}..{keys[-1]}" if len(keys) > 1 else "one group"
+        sources = ", ".join(f"{entry} ({n})" for entry, n in self.starts.sources)
+        return f"curriculum: {len(self.starts.records)} states in {len(keys)} groups ({span}) from {sources}"
+
+    # -- checkpoints ------------------------------------------------------------------------
+    def save(self, folder: str) -> None:
+        """Write the statistics, the draw's generator and each env's origin into ``folder/curriculum.npz``."""
+        arrays = {"keys": self.starts.keys, "episodes": self.sampler.episodes, "wins": self.sampler.wins,
+                  "true_episodes": self.truth.episodes, "true_wins": self.truth.wins, "origin": self.origin,
+                  "counters": self.counters}
+        meta = {"format": FORMAT, "env": self.env.env_cls.name, "key_name": self.starts.key_name,
+                "rng": self.rng.bit_generator.state, "checksum": _checksum(arrays)}
+        with atomic_file(os.path.join(folder, FILE), "wb") as fh:
+            np.savez(fh, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), **arrays)
+
+    def load(self, folder: str) -> None:
+        """Continue from what :meth:`save` wrote into ``folder``: statistics of groups this run also has, by key."""
+        path = os.path.join(folder, FILE)
+        with reading(path, "curriculum state (.npz)", REMEDY), np.load(path, allow_pickle=False) as npz:
+            meta = json.loads(npz["meta"].tobytes().decode())
+            arrays = {name: npz[name] for name in npz.files if name != "meta"}
+        if not isinstance(meta, dict):
+            raise DamagedFile(path, "its metadata is not a JSON object", REMEDY)
+        check_keys(meta, {"format": int, "env": str, "key_name": str, "rng": dict, "checksum": str}, path,
+                   "curriculum state", REMEDY)
+        want = {"keys": np.int64, "episodes": np.float64, "wins": np.float64, "true_episodes": np.float64,
+                "true_wins": np.float64, "origin": np.int64, "counters": np.int64}
+        if set(arrays) != set(want) or any(arrays[k].dtype != t for k, t in want.items()):
+            raise DamagedFile(path, f"holds the arrays {sorted(arrays)}, not {sorted(want)} of the right types", REMEDY)
+        if _checksum(arrays) != meta["checksum"]:
+            raise DamagedFile(path, "its arrays do not match the checksum in its metadata", REMEDY)
+        keys, n = arrays["keys"], len(arrays["keys"])
+        if meta["env"] != self.env.env_cls.name or meta["key_name"] != self.starts.key_name:
+            raise ValueError(f"{path}: the curriculum of another env or group key ({meta['env']!r}, "
+                             f"{meta['key_name']!r}); this run has {self.env.env_cls.name!r}, "
+                             f"{self.starts.key_name!r}")
+        origin = arrays["origin"]
+        if arrays["episodes"].shape != (n,) or arrays["wins"].shape != (n,) or origin.shape != self.origin.shape \
+                or arrays["true_episodes"].shape != (1,) or arrays["counters"].shape != (3,) or \
+                (origin < OTHER).any() or (origin >= n).any():
+            raise DamagedFile(path, "its arrays have shapes or origins that do not fit this run", REMEDY)
+        with reading(path, "curriculum state: its generator state", REMEDY):
+            self.rng.bit_generator.state = meta["rng"]
+        # statistics follow their key: a group gone from the sources is dropped, a new one starts afresh
+        mine, theirs = np.intersect1d(self.starts.keys, keys, return_indices=True)[1:]
+        self.sampler.episodes[mine], self.sampler.wins[mine] = arrays["episodes"][theirs], arrays["wins"][theirs]
+        self.truth.episodes[:], self.truth.wins[:] = arrays["true_episodes"], arrays["true_wins"]
+        remap = np.full(n, OTHER, np.int64)
+        remap[theirs] = mine
+        self.origin = np.where(origin >= 0, remap[np.maximum(origin, 0)], origin)
+        self.counters = arrays["counters"].copy()
+
+
+def _checksum(arrays: dict) -> str:
+    digest = hashlib.sha256()
+    for name in sorted(arrays):
+        array = np.ascontiguousarray(arrays[name])
+        digest.update(f"{name}|{array.dtype.str}|{array.shape}|".encode())
+        digest.update(array.tobytes())
+    return "sha256:" + digest.hexdigest()
+
+
+def _rows_per_env(rows: np.ndarray, num_envs: int, num_agents: int) -> int:
+    """Trained rows per env, when every env has the same seats trained (rows grouped by env, in order)."""
+    per_env = len(rows) // num_envs
+    if per_env * num_envs != len(rows) or not np.array_equal(rows // num_agents,
+                                                             np.repeat(np.arange(num_envs), per_env)):
+        raise ValueError("the curriculum needs the same trained seats in every env (rows grouped by env); this run "
+                         "trains an uneven set of rows, e.g. a self-play pool seat: train without the curriculum")
+    return per_env
