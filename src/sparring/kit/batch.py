@@ -14,6 +14,7 @@ from sparring.kit.codegen import compile_batch, first_bad_action
 from sparring.kit.config import config_record, make_config
 from sparring.kit.memory import check_fits
 from sparring.kit.rng import mix_seed
+from sparring.kit.trust import validate_states
 
 _COMPILED: dict[type, object] = {}
 
@@ -131,17 +132,20 @@ class BatchedEnv:
         self.done[idx] = False
         self._k.batch_reset(self.records, self.cfg, self._blank, states, self.obs, self.mask, idx)
 
-    def set_reset_pool(self, records: np.ndarray | None, prob: float = 1.0) -> None:
+    def set_reset_pool(self, records: np.ndarray | None, prob: float = 1.0, validate: bool = False) -> None:
         """Auto-reset loads a random record of ``records`` with probability ``prob``.
 
         The loaded record keeps the env's own generator state, so restarts from
-        one stored state diverge. ``None`` clears the pool.
+        one stored state diverge. ``None`` clears the pool. ``validate``: check
+        the records first, as :meth:`restore` does.
         """
         if records is None or len(records) == 0:
             self._pool = np.zeros(0, self.env_cls.record_dtype)
             return
         if not 0.0 <= prob <= 1.0:
             raise ValueError(f"reset pool prob must be in [0, 1], got {prob}")
+        if validate:
+            self._validate(records, "the records given to set_reset_pool")
         self._pool = self._as_records(records).copy()
         self._pool_prob = float(prob)
 
@@ -185,9 +189,20 @@ class BatchedEnv:
             return self.records.copy()
         return self.records[self._indices(indices)]
 
-    def restore(self, indices, records: np.ndarray) -> None:
-        """Assign ``records`` to ``indices`` and refresh their observations."""
+    def restore(self, indices, records: np.ndarray, validate: bool = False) -> None:
+        """Assign ``records`` to ``indices`` and refresh their observations.
+
+        Kernels trust the records they are given: an index out of range in a
+        compiled kernel reads or writes outside its array. Records from outside
+        this process (a file, another program) must be checked first: with
+        ``validate=True`` (a :class:`~sparring.kit.trust.BadState` names the bad
+        record and field), or with :func:`sparring.kit.trust.validate_states`,
+        which the project's loaders (checkpoints, recordings, archives, state
+        sets) call with the file's name before any record gets here.
+        """
         idx = self._indices(indices)
+        if validate:
+            self._validate(records, "the records given to restore")
         recs = self._as_records(records)
         if len(recs) != len(idx):
             raise ValueError(f"restore got {len(recs)} records for {len(idx)} indices")
@@ -234,6 +249,9 @@ class BatchedEnv:
         if idx.size and (idx.min() < 0 or idx.max() >= self.num_envs):
             raise IndexError(f"env indices must be in [0, {self.num_envs}), got {idx.tolist()[:8]}")
         return idx.astype(np.int64)
+
+    def _validate(self, records, source: str) -> None:
+        validate_states(self.env_cls, self.config, np.atleast_1d(np.asarray(records)), source)
 
     def _as_records(self, records) -> np.ndarray:
         recs = np.atleast_1d(np.asarray(records))

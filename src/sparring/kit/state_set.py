@@ -4,7 +4,7 @@ A state set is one ``.npz`` file: the records as raw bytes, an optional int64 ``
 per record, e.g. gauntlet's wave), and a JSON ``meta`` entry naming the env, its record layout, the
 env config the states were played under, the group key's name, free-form ``extra`` facts, and a
 SHA-256 of the arrays. Loading checks all of it and names the file in any error; it never unpickles.
-The values inside the records are the env's to validate before a kernel sees them.
+Every record is also checked against its env's valid ranges and invariants (:mod:`sparring.kit.trust`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ import os
 import numpy as np
 
 from sparring.kit.atomic import atomic_file
+from sparring.kit.config import make_config
 from sparring.kit.files import DamagedFile, check_keys, reading
+from sparring.kit.trust import validate_states
 
 FORMAT = 1
 _META_KEYS = {"format": int, "env": str, "record_dtype": str, "count": int, "env_config": dict, "group_key": str,
@@ -71,8 +73,13 @@ def save_state_set(path: str | os.PathLike, env_cls: type, records: np.ndarray, 
     return os.fspath(path)
 
 
-def load_state_set(path: str | os.PathLike, env_cls: type) -> StateSet:
-    """The state set at ``path`` for ``env_cls``; a damaged file, another env or another layout is one clear error."""
+def load_state_set(path: str | os.PathLike, env_cls: type, config=None) -> StateSet:
+    """The state set at ``path`` for ``env_cls``; a damaged file, another env or another layout is one clear error.
+
+    Every record is checked (:func:`sparring.kit.trust.validate_states`) against the env config it
+    will run under: ``config`` (a Config or a dict of overrides), by default the one the set was
+    saved with. A value out of range or a broken invariant is a BadState naming the file and the state.
+    """
     with reading(path, "state set (.npz)", REMEDY):
         with np.load(path, allow_pickle=False) as npz:
             meta = json.loads(npz["meta"].tobytes().decode())
@@ -94,4 +101,12 @@ def load_state_set(path: str | os.PathLike, env_cls: type) -> StateSet:
         raise DamagedFile(path, f"its arrays have shapes {raw.shape} and {groups.shape}, not ({meta['count']}, "
                                 f"{size}) and ({meta['count']},)", REMEDY)
     records = np.ascontiguousarray(raw).view(env_cls.record_dtype).reshape(-1).copy()
-    return StateSet(records, groups.copy(), meta["env_config"], meta["group_key"], meta["extra"])
+    if config is None:
+        try:
+            config = make_config(env_cls, meta["env_config"])
+        except ValueError as exc:
+            raise DamagedFile(path, f"its env_config does not fit env {env_cls.name!r} ({exc})", REMEDY) from None
+    key = meta["group_key"]
+    validate_states(env_cls, config, records, os.fspath(path),
+                    lambda i: f"state {i}" + (f" ({key} {int(groups[i])})" if key else ""))
+    return StateSet(records, groups.copy(), meta["env_config"], key, meta["extra"])

@@ -29,7 +29,7 @@ from sparring.envs.duel.rules import new_fight, resolve_tick
 from sparring.envs.duel.scripted import random, reactive, robot, tribrid
 from sparring.envs.duel.world import (
     ARENA, COMBOS, EAT_TICKS, FOODS, FREEZE_TICKS, HEADS, IMMUNE_TICKS, MAX_DELAY, MAX_HP, MAX_SPEED, METRICS,
-    OPPONENTS, PHASES, POTS, PRAY_MAX, SIZES, SPEC_MAX,
+    OPPONENTS, PHASES, POTS, PRAY_MAX, SIZES, SPEC_HIT, SPEC_MAX,
 )
 from sparring.kit import Env, Heads, Obs, choice, kernel, knob
 
@@ -85,6 +85,15 @@ def _fighter_fields() -> dict:
     return {n: ("i4", (2,)) for n in names}
 
 
+# valid values per fighter (checked before a state from a file reaches a kernel; gear and p_style index the
+# weapon tables, the last actions the observation's one-hots)
+BOUNDS = {"hp": (0, MAX_HP), "pp": (0, PRAY_MAX), "spec": (0, SPEC_MAX), "gear": (0, 2), "prayer": (0, 3),
+          "atk": (0, MAX_SPEED), "eat": (0, EAT_TICKS), "frozen": (0, FREEZE_TICKS), "immune": (0, IMMUNE_TICKS),
+          "food": (0, FOODS), "combo": (0, COMBOS), "pots": (0, POTS), "row": (0, ARENA - 1), "col": (0, ARENA - 1),
+          "p_left": (0, MAX_DELAY), "p_style": (0, 2), "p_dmg": (0, SPEC_HIT), "p_freeze": (0, 1),
+          "last": (0, np.array(SIZES) - 1)}
+
+
 class Duel(Env):
     """A 1v1 PvP arena against a scripted ladder (random, reactive, tribrid, robot) or a learner."""
 
@@ -94,6 +103,7 @@ class Duel(Env):
     obs = staticmethod(_obs)
     actions = Heads(move=SIZES[0], style=SIZES[1], prayer=SIZES[2], food=SIZES[3], spec=SIZES[4])
     state = {**_fighter_fields(), "last": ("i4", (2, HEADS))}
+    bounds = BOUNDS
     phases = PHASES
     metrics = METRICS
     # low-watermarks `sparring eval` reports per outcome: (state field, index); seat 0's lowest hp

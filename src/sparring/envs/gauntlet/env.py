@@ -31,7 +31,10 @@ from sparring.envs.gauntlet.observe import OBS_SIZE, write_obs
 from sparring.envs.gauntlet.rules import new_run, resolve_tick
 from sparring.envs.gauntlet.scripted import competent, steady
 from sparring.envs.gauntlet.world import (
-    BOSS_WAVE, DEATHS, GEAR, METRICS, MOVE, PILLARS, PRAYER, SIZES, SLOTS, STAGE_NAMES, SUPPLY, TARGET, WAVES,
+    BOSS_CALLED, BOSS_WAVE, BOSSES_IN_BOSS_WAVE, BURROW_AFTER, BURROW_TICKS, BURROWED, COLS, DEATHS, DRAIN_EVERY,
+    FINAL_SPAWN_EVERY, GEAR, GEAR_SPEED, HEAL_DELAY, HEALERS_CALLED, HEALS, HP, MAGIC, MAX_HP, METRICS, MOVE,
+    PILLAR_HP, PILLARS, PRAY_MAX, PRAYER, RESTORES, ROWS, SHIELD_MAX, SIZES, SLIDE_SHIFT, SLOTS, SOURCES, SPEED,
+    STAGE_NAMES, SUPPLY, TARGET, TELEGRAPH, TYPES, WAVE_GAP, WAVES, ZUK_R, ZUK_SPEED,
 )
 from sparring.kit import Env, Heads, Obs, choice, kernel, knob
 
@@ -90,6 +93,20 @@ def _state() -> dict:
     return state
 
 
+# valid state values (checked before a state from a file reaches a kernel): tiles in the arena (the final boss's
+# slot sits north of it), indices of the type and gear tables, slots, styles, timers within what the rules set
+BOUNDS = {"row": (0, ROWS - 1), "col": (0, COLS - 1), "hp": (0, MAX_HP), "pp": (0, PRAY_MAX),
+          "drain": (0, DRAIN_EVERY - 1), "prayer": (0, 4 - 1), "gear": (0, 1), "target": (-1, SLOTS - 1),
+          "atk": (0, max(GEAR_SPEED.max(), HEAL_DELAY)), "heals": (0, HEALS), "restores": (0, RESTORES),
+          "last_src": (-1, len(SOURCES) - 1), "wave": (1, WAVES), "gap": (0, WAVE_GAP), "shield_c": (0, SHIELD_MAX),
+          "shield_dir": (-1, 1), "spawn_t": (0, FINAL_SPAWN_EVERY), "zuk_flags": (0, BOSS_CALLED | HEALERS_CALLED),
+          "pil_hp": (0, PILLAR_HP), "m_type": (0, TYPES - 1), "m_state": (0, BURROWED),
+          "m_flag": (0, (1 << (SLIDE_SHIFT + 2)) - 1), "m_tele": (0, MAGIC + 1), "m_style": (0, MAGIC),
+          "m_link": (-1, SLOTS - 1), "m_vis": (0, 1), "m_hp": (0, HP.max()), "m_r": (ZUK_R, ROWS - 1),
+          "m_c": (0, COLS - 1), "m_atk": (0, max(SPEED.max(), ZUK_SPEED + 4, TELEGRAPH + 2 * BOSSES_IN_BOSS_WAVE)),
+          "m_idle": (0, max(BURROW_AFTER, BURROW_TICKS))}
+
+
 class Gauntlet(Env):
     """Thirty waves, three pillars, a multi-boss wave and a final boss behind a moving shield; one player."""
 
@@ -99,6 +116,7 @@ class Gauntlet(Env):
     actions = Heads(move=SIZES[MOVE], prayer=SIZES[PRAYER], gear=SIZES[GEAR], target=SIZES[TARGET],
                     supply=SIZES[SUPPLY])
     state = _state()
+    bounds = BOUNDS
     phases = (*(f"wave {w}" for w in range(1, BOSS_WAVE)), "bosses", *(f"final/{n}" for n in STAGE_NAMES))
     metrics = METRICS
     watermarks = {"lowest_hp": ("hp", None)}

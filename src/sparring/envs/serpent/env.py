@@ -31,8 +31,10 @@ from sparring.envs.serpent.observe import OBS_SIZE, write_obs
 from sparring.envs.serpent.rules import new_fight, resolve_tick
 from sparring.envs.serpent.scripted import reactive, reference
 from sparring.envs.serpent.world import (
-    ADD_SLOTS, ATTACK, CLOUD_SLOTS, DEALT, DEATHS, GEAR, MAX_HP, METRICS, MOVE, PHASES, PHASES_SEEN, PRAYER, ROT_NAMES,
-    ROTATIONS, SIZES, SUPPLY,
+    ADD_HP, ADD_SLOTS, ADD_SPEED, ANTIVENOM_DOSES, ANTIVENOM_TICKS, ATTACK, BOSS_SPEED, CLOUD_SLOTS, CLOUD_TICKS, DEALT,
+    DEATHS, DIVE_TICKS, DRAIN_EVERY, EAT_TICKS, GEAR, GRID, MAX_HP, METRICS, MOVE, PHASES, PHASES_SEEN, PRAY_MAX,
+    PRAYER, PRAYER_DOSES, ROT_NAMES, ROTATIONS, SIZES, SMASH_REST, SPEED, STARE_TICKS, SUPPLY, SURFACE_TICKS,
+    VENOM_EVERY, VENOM_MAX,
 )
 from sparring.kit import Env, Heads, Obs, choice, kernel, knob
 
@@ -85,6 +87,22 @@ def _state() -> dict:
     return state
 
 
+def _bounds(cfg) -> dict:
+    """Valid state values (checked before a state from a file reaches a kernel): tiles on the platform, indices of
+    the rotation tables and the observation's one-hots, timers and supplies within what the rules set."""
+    tile = (0, GRID - 1)
+    return {"row": tile, "col": tile, "hp": (0, MAX_HP), "pp": (0, PRAY_MAX), "drain": (0, DRAIN_EVERY - 1),
+            "prayer": (0, 2), "gear": (0, 1), "atk": (0, SPEED), "eat": (0, EAT_TICKS), "food": (0, cfg.food),
+            "doses": (0, PRAYER_DOSES), "antivenom": (0, ANTIVENOM_DOSES), "venom": (0, VENOM_MAX),
+            "venom_t": (0, VENOM_EVERY), "venom_immune": (0, ANTIVENOM_TICKS), "rotation": (0, ROTATIONS - 1),
+            "stage": (0, PHASES - 1), "boss_hp": (0, cfg.boss_hp), "form": (-1, 2), "pos": (-1, 3),
+            "surfaced": (0, 1), "timer": (0, max(DIVE_TICKS, SURFACE_TICKS)),
+            "boss_atk": (0, max(BOSS_SPEED, SMASH_REST)), "stare": (0, STARE_TICKS), "stare_r": tile,
+            "stare_c": tile, "seen_form": (-1, 2), "seen_pos": (-1, 3), "cloud_r": tile, "cloud_c": tile,
+            "cloud_t": (0, CLOUD_TICKS), "add_r": tile, "add_c": tile, "add_hp": (0, ADD_HP),
+            "add_atk": (0, ADD_SPEED)}
+
+
 class Serpent(Env):
     """A boss with four rotations of (form, position) phases, venom, clouds and adds; one player."""
 
@@ -94,6 +112,7 @@ class Serpent(Env):
     actions = Heads(move=SIZES[MOVE], prayer=SIZES[PRAYER], gear=SIZES[GEAR], attack=SIZES[ATTACK],
                     supply=SIZES[SUPPLY])
     state = _state()
+    bounds = staticmethod(_bounds)
     phases = tuple(f"{ROT_NAMES[r]}/{k + 1}" for r in range(ROTATIONS) for k in range(PHASES))
     metrics = METRICS
     watermarks = {"lowest_hp": ("hp", None)}

@@ -32,7 +32,10 @@ from sparring.envs.town import observe as town_observe
 from sparring.envs.town import render, text
 from sparring.envs.town.planner import planner
 from sparring.envs.town.rules import new_town, tick
-from sparring.envs.town.world import DAY, GOODS, MAX_CHARACTERS, NEEDS, NUM_ACTIONS, SKILLS, SLOTS
+from sparring.envs.town.world import (
+    DAY, GOALS, GOODS, MAX_CHARACTERS, MAX_COINS, MAX_GOOD, MAX_PRICE, NEEDS, NUM_ACTIONS, OFFER_TTL, SIZE, SKILLS,
+    SLOTS,
+)
 from sparring.kit import Env, Heads, Obs, kernel, knob
 
 
@@ -83,6 +86,17 @@ def _state(n: int) -> dict:
     return state
 
 
+def _bounds(n: int) -> dict:
+    """Valid state values for ``n`` characters (checked before a state from a file reaches a kernel): tiles on
+    the map, character ids (-1: none) where a kernel indexes by one, goods, goals and action ids by their tables."""
+    who = (-1, n - 1)
+    return {"row": (0, SIZE - 1), "col": (0, SIZE - 1), "coins": (0, MAX_COINS), "goal": (0, GOALS - 1),
+            "goal_done": (0, 1), "alive": (0, 1), "built": (0, 1), "inbox": who, "out_to": who,
+            "out_good": (0, GOODS - 1), "out_price": (0, MAX_PRICE), "out_ttl": (0, OFFER_TTL + 1),
+            "last": (0, NUM_ACTIONS - 1), "needs": (0.0, 1.0), "skill": (0.0, 1.0), "goods": (0, MAX_GOOD),
+            "worked": (0, None), "slots": who, "rel": (0.0, 1.0)}
+
+
 class Town(Env):
     """Eight characters with needs, goods, skills and goals; any of them a learner or the scripted planner."""
 
@@ -91,6 +105,12 @@ class Town(Env):
     obs = staticmethod(_obs)
     actions = Heads(action=NUM_ACTIONS)
     state = _state(8)
+
+    @classmethod
+    def bounds(cls, cfg) -> dict:
+        """Valid state values of this town size (see :func:`_bounds`)."""
+        return _bounds(cls.num_agents)
+
     phases = ("day", "night", "crisis")
     metrics = ("goal_rate", "survival", "faints", "trades", "trade_coins", "mean_price", "spec_entropy", "coin_gini",
                "friendships", "houses", "shaping_needs", "shaping_team")
