@@ -31,7 +31,7 @@ def cmd_explore(args, extra) -> int:
 
     config = env_overrides(extra)
     env_cls = registry.get(args.env)
-    archive, saved = Archive.load(args.resume, env_cls) if args.resume else (None, {})
+    archive, saved = Archive.load(args.resume, env_cls, config) if args.resume else (None, {})
     done, goal = _progress(saved, args.resume)
     out = args.out or args.resume
     check_output(out or args.runs, "--out" if args.out else "--resume" if out else "--runs", folder=True)

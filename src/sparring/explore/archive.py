@@ -27,6 +27,7 @@ import numpy as np
 from sparring.explore.cells import cell_fields, decode, keys_of
 from sparring.kit.atomic import atomic_file, clean_stale
 from sparring.kit.files import DamagedFile, check_keys, read_json, reading
+from sparring.kit.trust import validate_states
 
 FORMAT = 2  # 1: without the metadata and checksum inside archive.npz (still read)
 _COUNTS = ("visits", "chosen", "restarts", "successes")
@@ -163,8 +164,13 @@ class Archive:
             json.dump(meta, fh, indent=1)
 
     @classmethod
-    def load(cls, folder: str, env_cls: type) -> tuple["Archive", dict]:
-        """The archive saved in ``folder`` and its ``extra`` dict; errors name a wrong env or a damaged file."""
+    def load(cls, folder: str, env_cls: type, config=None) -> tuple["Archive", dict]:
+        """The archive saved in ``folder`` and its ``extra`` dict; errors name a wrong env or a damaged file.
+
+        Every cell's record is checked (:func:`sparring.kit.trust.validate_states`) against ``config``,
+        the env config the records will run under (a Config, a dict of overrides, or None for the
+        env's defaults): a value out of range or a broken invariant is a BadState naming the cell.
+        """
         meta, arrays, where = read_archive(folder)
         if meta["env"] != env_cls.name:
             raise ValueError(f"archive in {folder!r} was built for env {meta['env']!r}, not {env_cls.name!r}; "
@@ -181,6 +187,10 @@ class Archive:
             setattr(archive, name, arrays[name].copy())
         archive.records = arrays["records"].copy().view(env_cls.record_dtype).reshape(-1)
         archive.index = {int(k): i for i, k in enumerate(archive.keys)}
+        values = archive.field_values()
+        validate_states(env_cls, config, archive.records, os.path.join(folder, "archive.npz"),
+                        lambda i: f"cell {i} (" + ", ".join(f"{name} {int(v)}" for name, v in
+                                                            zip(archive.fields, values[i])) + ")")
         return archive, meta["extra"]
 
 

@@ -59,7 +59,7 @@ class ArchiveRestarts:
         self.rows_per_env = _rows_per_env(np.asarray(rows), env.num_envs, env.num_agents)
         self.seats = np.flatnonzero(np.asarray(env.learner_rows[:env.num_agents]))
         shape = (len(state), self.rows_per_env, state[0].shape[-1]) if state else ()
-        self.archive = Archive(env.env_cls, shape) if not start else _explored(start, env.env_cls, shape)
+        self.archive = Archive(env.env_cls, shape) if not start else _explored(start, env.env_cls, shape, env.config)
         self.rng = np.random.default_rng([int(seed), 7])
         self.from_cell = np.full(env.num_envs, -1, np.int64)
         self.ticks = 0
@@ -133,7 +133,7 @@ class ArchiveRestarts:
 
     def load(self, folder: str) -> None:
         """Resume from what :meth:`save` wrote into ``folder``."""
-        archive, extra = Archive.load(folder, self.env.env_cls)
+        archive, extra = Archive.load(folder, self.env.env_cls, self.env.config)
         if archive.state_shape != self.archive.state_shape:
             raise ValueError(f"archive in {folder!r} stores recurrent states of shape {archive.state_shape}, this "
                              f"run's policy has {self.archive.state_shape}")
@@ -146,9 +146,10 @@ class ArchiveRestarts:
         self.archive, self.from_cell = archive, from_cell
 
 
-def _explored(folder: str, env_cls: type, state_shape: tuple) -> Archive:
-    """The archive saved in ``folder`` (by ``sparring explore``), with zero states of ``state_shape`` per cell."""
-    archive = Archive.load(folder, env_cls)[0]
+def _explored(folder: str, env_cls: type, state_shape: tuple, config=None) -> Archive:
+    """The archive saved in ``folder`` (by ``sparring explore``), with zero states of ``state_shape`` per cell;
+    its records checked against the env ``config`` they will run under."""
+    archive = Archive.load(folder, env_cls, config)[0]
     if archive.state_shape == state_shape:
         return archive
     if archive.state_shape:

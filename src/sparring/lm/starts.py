@@ -34,7 +34,7 @@ class StartStates:
         if kind == "recording" and path:
             self.pool = recorded_states(path, env, self.env_config)
         elif kind == "archive" and path:
-            self.archive, self.playable = archived_states(path, env)
+            self.archive, self.playable = archived_states(path, env, self.env_config)
         elif kind != "fresh" or path:
             raise ValueError(f"unknown start states {spec!r}; valid: {SPECS}")
 
@@ -56,12 +56,13 @@ def _playable(states: np.ndarray) -> np.ndarray:
     return (states["alive"][:, LEARNER] == 1) & (states["goal_done"][:, LEARNER] == 0)
 
 
-def archived_states(folder: str, env: str):
-    """The archive in ``folder`` and which of its cells are playable; a clear error when none is."""
+def archived_states(folder: str, env: str, env_config: dict | None = None):
+    """The archive in ``folder`` and which of its cells are playable (its records checked against the run's
+    ``env_config``); a clear error when none is."""
     from sparring.explore.archive import Archive
     from sparring.kit import registry
 
-    archive, _ = Archive.load(folder, registry.get(env))
+    archive, _ = Archive.load(folder, registry.get(env), env_config)
     playable = _playable(archive.records)
     if not playable.any():
         raise ValueError(f"archive {folder} has no cell where character 0 is alive with its goal not yet done")

@@ -11,6 +11,7 @@ import pyarrow.compute as pc
 
 from sparring.kit.batch import BatchedEnv
 from sparring.kit.files import reading
+from sparring.kit.trust import validate_states
 from sparring.record.schema import Meta, RecordingError, check_columns
 from sparring.record.store import read_table
 
@@ -103,7 +104,11 @@ class Recording:
         if ticks_n * a != rows.num_rows or ticks_n < 2:
             raise RecordingError(f"{self.path}: episode {k} has {rows.num_rows} rows, not whole ticks of {a} agents")
         with reading(self.path, f"recording: its episode {k}", "record it again"):
-            return self._episode(k, rows, ticks_n)
+            episode = self._episode(k, rows, ticks_n)
+        # the states may be restored into kernels (fork, GRPO starts): every one is checked, the final one too
+        validate_states(self.env_cls, self.config, episode.states, self.path,
+                        lambda i: f"episode {k} tick {int(episode.ticks[i])}")
+        return episode
 
     def _episode(self, k: int, rows: pa.Table, ticks_n: int) -> Episode:
         a, n_heads = self.env_cls.num_agents, len(self.env_cls.actions.sizes)

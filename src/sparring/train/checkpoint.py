@@ -24,6 +24,7 @@ from safetensors.torch import save_file
 import sparring
 from sparring.kit.atomic import atomic_file, atomic_folder, clean_stale
 from sparring.kit.files import DamagedFile, check_keys, checksums, read_npy, reading
+from sparring.kit.trust import validate_states
 from sparring.players.load import (FORMAT, REMEDY, build_policy, check_compatible, load_weights, read_meta,
                                    read_tensors, resolve, verify_files)
 
@@ -104,6 +105,8 @@ def restore_trainer(trainer, path: str) -> dict:
     verify_files(folder, meta, list(FILES))
     records = read_npy(os.path.join(folder, "records.npy"), trainer.env.env_cls.record_dtype,
                        (trainer.env.num_envs,), "env state records", REMEDY)
+    validate_states(trainer.env.env_cls, trainer.env.config, records, os.path.join(folder, "records.npy"),
+                    lambda i: f"env {i}")  # a crafted file passes its checksums: the values are checked too
     extra = _rollout_tensors(os.path.join(folder, "state.safetensors"), trainer, meta["recurrent_count"])
     load_weights(trainer.policy, os.path.join(folder, "policy.safetensors"))
     file = os.path.join(folder, "optimizer.pt")
