@@ -1,0 +1,195 @@
+"""Does a start-state curriculum make PPO reach deeper from wave 1? Plain PPO against a curriculum, equal wall time.
+
+Usage:
+  .venv/bin/python benchmarks/gauntlet_curriculum.py [--env gauntlet] [--seeds 5] [--first-seed 0]
+      [--minutes 15] [--episodes 300] [--states FILE] [--per-wave 64] [--true 0.2]
+      [--set KEY=VALUE ...] [--curriculum-set KEY=VALUE ...] [--env-set KEY=VALUE ...]
+      [--shaping KEY=VALUE ...] [--greedy] [--jobs J] [--json OUT]
+
+For each seed, two runs of ``sparring.train.Trainer`` with the env's [train] defaults and the same
+wall-time budget (``--minutes`` of training each, ``train.minutes``): ``baseline`` (plain PPO) and
+``curriculum`` (``train.curriculum states:FILE`` with ``train.curriculum_true`` = ``--true``, and
+``--curriculum-set`` settings such as ``curriculum_floor=0.05``). FILE is ``--states`` (a state set
+of the env, e.g. the arrival states of a reference player) or, for gauntlet without it, a set built
+first from the scripted ``competent`` player: ``--per-wave`` records on the tick each wave 1..30
+begins (waves it never reaches give none; its build time is reported apart). Each trained policy
+then plays ``--episodes`` fresh runs from the start of the encounter (wave 1 in gauntlet, unless
+``--env-set`` moves it; no curriculum, no auto-reset) and we record the wave reached (the env's
+progress cell field) and whether it cleared (a positive return). ``--env-set`` configures the env
+of training and evaluation; ``--shaping`` only training's (shaping such as gauntlet's reward_wave
+would make a deep death count as a clear in both the curriculum's success and the evaluation).
+``--jobs J`` runs J trainings at once, each in its own process: pass ``--set threads=1`` so that
+two jobs on two cores do not fight over threads, and compare arms only within one --jobs setting
+(the budget is wall time).
+
+Reported: per seed and arm the mean wave and the clear rate; per arm the distribution of waves
+reached, the per-seed means and the pooled clear rate; and a one-sided Mann-Whitney U test of the
+per-seed mean wave (curriculum > baseline). Seeds are the independent units. With 5 seeds per arm
+the smallest possible p is 1/252, so p < 0.01 needs at least 5. Keep pilot seeds (``--first-seed
+0``) apart from confirmation seeds (e.g. ``--first-seed 100``): a test on the seeds a recipe was
+tuned on overstates it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+import numpy as np
+from scipy.stats import mannwhitneyu
+
+from sparring.explore.reach import reach
+from sparring.kit import registry
+from sparring.kit.atomic import atomic_file
+from sparring.kit.state_set import load_state_set, save_state_set
+from sparring.train.config import make_train_config
+from sparring.train.trainer import Trainer
+
+ARMS = ("baseline", "curriculum")
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--env", default="gauntlet")
+    p.add_argument("--seeds", type=int, default=5, help="seeds per arm (the test's sample size)")
+    p.add_argument("--first-seed", type=int, default=0, help="seeds are first-seed .. first-seed + seeds - 1")
+    p.add_argument("--minutes", type=float, default=15.0, help="minutes of training per run (train.minutes)")
+    p.add_argument("--episodes", type=int, default=300, help="evaluation runs per trained policy, from the start")
+    p.add_argument("--states", metavar="FILE", help="the curriculum's state set (default for gauntlet: built from "
+                                                    "the competent player's wave arrivals)")
+    p.add_argument("--per-wave", type=int, default=64, help="records per wave of the built state set")
+    p.add_argument("--true", type=float, default=0.2, help="train.curriculum_true of the curriculum arm")
+    p.add_argument("--greedy", action="store_true", help="evaluate the most likely actions instead of sampling")
+    p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="train settings for both arms")
+    p.add_argument("--curriculum-set", nargs="*", default=[], metavar="KEY=VALUE",
+                   help="train settings for the curriculum arm only (curriculum_floor, curriculum_window ...)")
+    p.add_argument("--env-set", nargs="*", default=[], metavar="KEY=VALUE",
+                   help="env config for both arms, in training and evaluation")
+    p.add_argument("--shaping", nargs="*", default=[], metavar="KEY=VALUE",
+                   help="env config for both arms in training only (shaping rewards)")
+    p.add_argument("--jobs", type=int, default=1, help="trainings run at once, each in its own process")
+    p.add_argument("--json", metavar="OUT", help="also write every number to this JSON file")
+    return p.parse_args(argv)
+
+
+def pairs(items: list[str], what: str) -> dict:
+    out = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise SystemExit(f"{what} {item!r} is not KEY=VALUE")
+        out[key] = value
+    return out
+
+
+def build_states(args, path: str) -> dict:
+    """Gauntlet arrival states of the scripted competent player at every wave, saved to ``path``; a summary."""
+    from sparring.envs.gauntlet.states import scripted_states
+    from sparring.envs.gauntlet.world import WAVES
+
+    env_cls = registry.get(args.env)
+    config = pairs(args.env_set, "--env-set")
+    start = time.perf_counter()
+    records = np.concatenate([scripted_states(wave, args.per_wave, seed=wave, **config)
+                              for wave in range(1, WAVES + 1)])
+    save_state_set(path, env_cls, records, config, groups=env_cls.start_groups(records),
+                   group_key=env_cls.start_group_key, extra={"player": "competent", "per_wave": args.per_wave})
+    return {"seconds": time.perf_counter() - start, "states": len(records)}
+
+
+def run_arm(args, seed: int, arm: str, states: str) -> dict:
+    """Train one run for ``--minutes`` and measure how far it gets from fresh starts."""
+    env_config, shaping = pairs(args.env_set, "--env-set"), pairs(args.shaping, "--shaping")
+    overrides = {**pairs(args.set, "--set"), "seed": seed, "minutes": args.minutes, "steps": 0, "eval_episodes": 0,
+                 "tensorboard": False}
+    if arm == "curriculum":
+        overrides.update({**pairs(args.curriculum_set, "--curriculum-set"), "curriculum": f"states:{states}",
+                          "curriculum_true": args.true})
+    cfg = make_train_config(registry.get(args.env), overrides)
+    trainer = Trainer(args.env, cfg, {**env_config, **shaping})
+    eval_config = {k: v for k, v in trainer.env_config.items() if k not in shaping}
+    try:
+        while not trainer.finished():
+            trainer.iterate()
+    finally:
+        trainer.close()
+    trainer.policy.eval()
+    result = reach(args.env, trainer.policy.cpu(), args.episodes, seed=100_000 + seed, greedy=args.greedy,
+                   env_config=eval_config)
+    shares = {}
+    if trainer.curriculum is not None:
+        shares = {k: round(v, 4) for k, v in trainer.curriculum.shares().items()}
+    return {**result, "seed": seed, "arm": arm, "train_s": trainer.elapsed, "steps": trainer.global_step,
+            "final_shares": shares}
+
+
+def histogram(values: list[int]) -> str:
+    counts = np.bincount(np.asarray(values, np.int64))
+    return " ".join(f"{v}:{c}" for v, c in enumerate(counts) if c)
+
+
+def report(runs: dict, field: str) -> dict:
+    means = {arm: [float(np.mean(r["reach"])) for r in rs] for arm, rs in runs.items()}
+    clears = {arm: [float(np.mean(r["clear"])) for r in rs] for arm, rs in runs.items()}
+    test = mannwhitneyu(means["curriculum"], means["baseline"], alternative="greater")
+    for arm, rs in runs.items():
+        episodes = [v for r in rs for v in r["reach"]]
+        print(f"{arm:>10}: {field} reached per run (value:count) {histogram(episodes)}")
+        print(f"{'':>10}  per-seed mean {field}: {', '.join(f'{m:.2f}' for m in means[arm])}  "
+              f"(median {np.median(means[arm]):.2f})")
+        print(f"{'':>10}  per-seed clear rate: {', '.join(f'{c:.1%}' for c in clears[arm])}  "
+              f"(pooled {np.mean(clears[arm]):.1%}); {np.mean([r['steps'] for r in rs]):.3g} steps per run")
+    verdict = "significant" if test.pvalue < 0.01 else "not significant"
+    print(f"Mann-Whitney U (per-seed mean {field}, curriculum > baseline): U = {test.statistic:.1f}, "
+          f"p = {test.pvalue:.4g} ({verdict} at p < 0.01; n = {len(means['curriculum'])} seeds per arm)")
+    return {"per_seed_mean": means, "per_seed_clear": clears, "u": float(test.statistic), "p": float(test.pvalue)}
+
+
+def main(argv=None) -> None:
+    args = parse_args(argv)
+    for items, what in ((args.set, "--set"), (args.curriculum_set, "--curriculum-set"), (args.env_set, "--env-set"),
+                        (args.shaping, "--shaping")):
+        pairs(items, what)  # a malformed pair fails here, before any training
+    if args.jobs < 1 or args.seeds < 1 or args.minutes <= 0 or args.episodes < 1:
+        raise SystemExit("--jobs, --seeds and --episodes must be at least 1, --minutes above 0")
+    if args.states is None and args.env != "gauntlet":
+        raise SystemExit(f"--states FILE is needed for {args.env!r} (only gauntlet's set is built here)")
+    if args.states is not None:
+        load_state_set(args.states, registry.get(args.env))  # a bad file fails before any training
+    print(f"{args.env}: {args.seeds} seeds x (baseline, curriculum with {args.true:.0%} true starts), "
+          f"{args.minutes:g} minutes of training each, {args.episodes} evaluation runs per policy, "
+          f"{args.jobs} at once", flush=True)
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    results, built = {}, None
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as folder, \
+            ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        states = args.states
+        if states is None:
+            states = os.path.join(folder, "waves.npz")
+            built = build_states(args, states)
+            print(f"state set: {built['states']} competent arrivals ({args.per_wave} per wave reached) in "
+                  f"{built['seconds']:.0f} s", flush=True)
+        futures = {pool.submit(run_arm, args, seed, arm, states): (seed, arm) for seed in seeds for arm in ARMS}
+        for future in as_completed(futures):
+            seed, arm = futures[future]
+            result = results[seed, arm] = future.result()
+            print(f"  seed {seed} {arm:>10}: mean {result['field']} {np.mean(result['reach']):.2f}, clears "
+                  f"{np.mean(result['clear']):.1%}, {result['steps']:.3g} steps in {result['train_s']:.0f} s",
+                  flush=True)
+    runs = {arm: [results[seed, arm] for seed in seeds] for arm in ARMS}
+    summary = report(runs, runs["baseline"][0]["field"])
+    print(f"({time.perf_counter() - start:.0f} s in all)")
+    if args.json:
+        with atomic_file(args.json) as fh:
+            json.dump({"args": vars(args), "state_set": built, "runs": runs, **summary}, fh, indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
