@@ -68,6 +68,7 @@ def ladder_set(path, levels=(0, 2, 4), per_level=4, group_key="level", groups=No
     records = np.zeros(len(levels) * per_level, Ladder.record_dtype)
     records["level"] = np.repeat(levels, per_level)
     records["tick"] = np.arange(len(records))  # tells states apart
+    records["rng"] = 1 + np.arange(len(records))  # a generator state of 0 is refused
     if groups is None and group_key == "level":
         groups = records["level"]
     save_state_set(path, Ladder, records, groups=groups, group_key=group_key)
@@ -193,14 +194,14 @@ def test_training_with_a_curriculum_writes_its_metrics_and_plot(tmp_path, recurr
 def test_bad_sources_fail_with_one_line_before_training(tmp_path, capsys):
     good = ladder_set(tmp_path / "s.npz")
     broken = np.zeros(2, Ladder.record_dtype)
-    broken["level"] = [1, 9]
+    broken["level"], broken["rng"] = [1, 9], 1
     save_state_set(tmp_path / "broken.npz", Ladder, broken)
     squared = sparring.make("squared", num_envs=2).snapshot()
     save_state_set(tmp_path / "squared.npz", sparring.kit.get("squared"), squared)
     cases = {f"states:{tmp_path / 'missing.npz'}": "no such file",
              f"archive:{tmp_path}/nowhere": "no such folder",
              f"states:{tmp_path / 'squared.npz'}": "holds 'squared' states, not 'toy_ladder' ones",
-             f"states:{tmp_path / 'broken.npz'}": "state 1 breaks the env's invariants \\(level 9 outside",
+             f"states:{tmp_path / 'broken.npz'}": "state 1.*breaks its invariants: level 9 outside",
              "states": "is not KIND:PATH", f"tape:{good}": "is not KIND:PATH", ",": "names no source"}
     for spec, message in cases.items():
         with pytest.raises(ValueError, match=message):

@@ -9,9 +9,10 @@ The spec is a comma-separated list of ``KIND:PATH`` entries (paths cannot hold c
 
 All states of all sources are pooled, then grouped by the env's start group (``Env.start_groups``;
 a state set saved with the env's own ``start_group_key`` keeps its saved groups). A source holding
-more than :data:`MAX_STATES` states keeps that many, evenly spaced. Every state is checked before a
-kernel sees it: the kit's fields (phase, tick, finite numbers) and the env's ``invariants``. A
-missing file, a source of another env or record layout, or a broken state is one ValueError naming it.
+more than :data:`MAX_STATES` states keeps that many, evenly spaced. Every state is checked against
+the run's env config before a kernel sees it (:func:`sparring.kit.trust.validate_states`: the kit's
+fields, the env's declared bounds and invariants). A missing file, a source of another env or
+record layout, or a bad state is one ValueError naming it.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import numpy as np
 
 from sparring.kit.config import make_config
 from sparring.kit.state_set import load_state_set
+from sparring.kit.trust import validate_states
 
 MAX_STATES = 50_000
 KINDS = {"states": "a state set .npz (sparring.kit.state_set)",
@@ -78,7 +80,6 @@ def load_start_states(spec: str, env_cls: type, env_config: dict | None = None) 
         if len(recs) > MAX_STATES:
             keep = np.linspace(0, len(recs) - 1, MAX_STATES).astype(np.int64)
             recs, saved_groups = recs[keep], None if saved_groups is None else saved_groups[keep]
-        check_states(recs, env_cls, config, where)
         records.append(recs)
         groups.append(np.asarray(env_cls.start_groups(recs), np.int64) if saved_groups is None else saved_groups)
         taken.append((f"{kind}:{path}", len(recs)))
@@ -88,24 +89,6 @@ def load_start_states(spec: str, env_cls: type, env_config: dict | None = None) 
     keys, group = np.unique(groups, return_inverse=True)
     return StartStates(records, group.astype(np.int64).reshape(-1), keys.astype(np.int64), env_cls.start_group_key,
                        taken)
-
-
-def check_states(records: np.ndarray, env_cls: type, config, where: str) -> None:
-    """Refuse states a kernel must not see: a phase out of range, a negative tick, a number that is not finite,
-    or a broken invariant of the env (``Env.invariants``); the error names the first such state."""
-    bad = (records["phase"] < 0) | (records["phase"] >= len(env_cls.phases)) | (records["tick"] < 0)
-    for name in records.dtype.names:
-        values = records[name]
-        if values.dtype.kind == "f":
-            bad |= ~np.isfinite(values.reshape(len(records), -1)).all(axis=1)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{where}: state {i} has a phase outside 0..{len(env_cls.phases) - 1}, a negative tick or "
-                         "a number that is not finite; write the source again")
-    for i in range(len(records)):
-        broken = env_cls.invariants(records[i], config)
-        if broken:
-            raise ValueError(f"{where}: state {i} breaks the env's invariants ({broken[0]}); write the source again")
 
 
 def _file(path: str, where: str, folder: bool = False) -> None:
@@ -122,9 +105,10 @@ def _warn_config(saved: dict, config, where: str) -> None:
                       f"; this run has {', '.join(f'{k}={now[k]!r}' for k in differ)})", stacklevel=3)
 
 
+# each loader checks every state against the run's env config (sparring.kit.trust) before a kernel sees it
 def _state_set(path: str, env_cls: type, config, where: str) -> tuple[np.ndarray, np.ndarray | None]:
     _file(path, where)
-    states = load_state_set(path, env_cls)
+    states = load_state_set(path, env_cls, config)
     _warn_config(states.env_config, config, where)
     own = bool(states.group_key) and states.group_key == env_cls.start_group_key
     return states.records, states.groups if own else None
@@ -134,7 +118,7 @@ def _archive(path: str, env_cls: type, config, where: str) -> tuple[np.ndarray, 
     from sparring.explore.archive import Archive
 
     _file(path, where, folder=True)
-    return Archive.load(path, env_cls)[0].records, None
+    return Archive.load(path, env_cls, config)[0].records, None
 
 
 def _recording(path: str, env_cls: type, config, where: str) -> tuple[np.ndarray, None]:
@@ -143,8 +127,11 @@ def _recording(path: str, env_cls: type, config, where: str) -> tuple[np.ndarray
     _file(path, where)
     recording = Recording(path, env_cls.name)
     _warn_config(dataclasses.asdict(recording.config), config, where)
+    # each episode is checked against the recording's config as it is read, the states kept against the run's
     states = [recording.episode(k).states[:-1] for k in recording.episode_ids()]  # the last state is an end
-    return (np.concatenate(states) if states else np.zeros(0, env_cls.record_dtype)), None
+    states = np.concatenate(states) if states else np.zeros(0, env_cls.record_dtype)
+    validate_states(env_cls, config, states, path, lambda i: f"state {i} (episodes' last states left out)")
+    return states, None
 
 
 _LOADERS = {"states": _state_set, "archive": _archive, "recording": _recording}
