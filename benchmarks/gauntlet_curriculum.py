@@ -33,6 +33,7 @@ tuned on overstates it.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import multiprocessing
 import os
@@ -47,6 +48,7 @@ from scipy.stats import mannwhitneyu
 from sparring.explore.reach import reach
 from sparring.kit import registry
 from sparring.kit.atomic import atomic_file
+from sparring.kit.config import make_config
 from sparring.kit.state_set import load_state_set, save_state_set
 from sparring.train.config import make_train_config
 from sparring.train.trainer import Trainer
@@ -94,7 +96,7 @@ def build_states(args, path: str) -> dict:
     from sparring.envs.gauntlet.world import WAVES
 
     env_cls = registry.get(args.env)
-    config = pairs(args.env_set, "--env-set")
+    config = dataclasses.asdict(make_config(env_cls, pairs(args.env_set, "--env-set")))  # typed, as runs compare it
     start = time.perf_counter()
     records = np.concatenate([scripted_states(wave, args.per_wave, seed=wave, **config)
                               for wave in range(1, WAVES + 1)])

@@ -43,6 +43,10 @@ class Trainer:
       overrides; opponent: ``None`` (the env's default), a value of the env's
       ``opponent`` knob, one of its scripted policies, or ``"self"`` (past-policy pool);
       seats: ``{seat name: player spec}`` for seats played by a fixed player (``--seat``).
+
+    ``restarts`` holds the Go-Explore restarts (``train.archive_fraction`` > 0) and ``curriculum``
+    the start-state curriculum (``train.curriculum``; :mod:`sparring.train.curriculum`), else None;
+    with both, the curriculum is the rollout's episode-end hook and offers every end to the archive first.
     """
 
     def __init__(self, env_name: str, cfg: TrainConfig, env_config: dict | None = None, opponent: str | None = None,
