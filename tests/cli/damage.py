@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sparring.kit.files import file_checksum
+from sparring.kit.files import arrays_checksum, file_checksum
 
 # the bytes of a file, cut or garbled; every one of these is caught by a checksum
 BYTES = {
@@ -123,8 +123,6 @@ def unknown_phase(data):
 def rewrite_archive(arrays=None, meta=None, keep_checksum=False):
     """A damage: archive.npz rewritten with ``arrays(arrays)`` and ``meta(its metadata)``, the checksum recomputed
     unless ``keep_checksum`` (a crafted archive that passes the checksum, or one whose arrays changed)."""
-    from sparring.explore.archive import _checksum
-
     def damage(folder):
         path = os.path.join(folder, "archive.npz")
         with np.load(path) as data:
@@ -132,7 +130,7 @@ def rewrite_archive(arrays=None, meta=None, keep_checksum=False):
         info = json.loads(content.pop("meta").tobytes())
         content = arrays(content) if arrays is not None else content
         if not keep_checksum:
-            info["checksum"] = _checksum(content)
+            info["checksum"] = arrays_checksum(content)
         info = meta(info) if meta is not None else info
         text = info if isinstance(info, bytes) else json.dumps(info).encode()
         np.savez(path, meta=np.frombuffer(text, np.uint8), **content)

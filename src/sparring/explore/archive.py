@@ -18,7 +18,6 @@ gather where the policy has only just arrived.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 
@@ -26,7 +25,7 @@ import numpy as np
 
 from sparring.explore.cells import cell_fields, decode, keys_of
 from sparring.kit.atomic import atomic_file, clean_stale
-from sparring.kit.files import DamagedFile, check_keys, read_json, reading
+from sparring.kit.files import DamagedFile, arrays_checksum, check_keys, read_json, reading
 from sparring.kit.trust import validate_states
 
 FORMAT = 2  # 1: without the metadata and checksum inside archive.npz (still read)
@@ -157,7 +156,7 @@ class Archive:
         arrays["records"] = self.records.view(np.uint8).reshape(len(self), self.records.dtype.itemsize)
         meta = {"format": FORMAT, "env": self.env_cls.name, "fields": list(self.fields), "cells": len(self),
                 "record_dtype": str(self.records.dtype.descr), "state_shape": list(self.state_shape),
-                "extra": extra or {}, "checksum": _checksum(arrays)}
+                "extra": extra or {}, "checksum": arrays_checksum(arrays)}
         with atomic_file(os.path.join(folder, "archive.npz"), "wb") as fh:
             np.savez(fh, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), **arrays)
         with atomic_file(os.path.join(folder, "archive.json")) as fh:
@@ -201,16 +200,6 @@ _META_KEYS = {"format": int, "env": str, "fields": list, "cells": int, "record_d
 REMEDY = "save it again, or explore anew (sparring explore ENV --out DIR)"
 
 
-def _checksum(arrays: dict) -> str:
-    """``"sha256:<hex>"`` over the names, dtypes, shapes and bytes of ``arrays`` (in name order)."""
-    digest = hashlib.sha256()
-    for name in sorted(arrays):
-        array = np.ascontiguousarray(arrays[name])
-        digest.update(f"{name}|{array.dtype.str}|{array.shape}|".encode())
-        digest.update(array.tobytes())
-    return "sha256:" + digest.hexdigest()
-
-
 def read_archive(folder: str) -> tuple[dict, dict, str]:
     """The metadata, arrays and the metadata's file of the archive in ``folder``, each checked for damage.
 
@@ -241,7 +230,7 @@ def read_archive(folder: str) -> tuple[dict, dict, str]:
                           REMEDY)
     if meta["format"] == FORMAT:
         check_keys(meta, {"checksum": str}, where, "archive's metadata", REMEDY)
-        if _checksum(arrays) != meta["checksum"]:
+        if arrays_checksum(arrays) != meta["checksum"]:
             raise DamagedFile(npz, "its arrays do not match the checksum saved with them: the file is damaged", REMEDY)
     return meta, arrays, where
 

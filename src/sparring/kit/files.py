@@ -120,6 +120,19 @@ def file_checksum(path: str | os.PathLike) -> str:
     return "sha256:" + digest.hexdigest()
 
 
+def arrays_checksum(arrays: dict) -> str:
+    """``"sha256:<hex>"`` over the names, dtypes, shapes and bytes of the NumPy ``arrays`` (in name order): the
+    checksum a file of several arrays (an ``.npz``) records in its own metadata."""
+    import numpy as np
+
+    digest = hashlib.sha256()
+    for name in sorted(arrays):
+        array = np.ascontiguousarray(arrays[name])
+        digest.update(f"{name}|{array.dtype.str}|{array.shape}|".encode())
+        digest.update(array.tobytes())
+    return "sha256:" + digest.hexdigest()
+
+
 def checksums(folder: str | os.PathLike, names) -> dict[str, str]:
     """``{name: file_checksum}`` of the files ``names`` in ``folder`` (for a metadata file to record)."""
     return {name: file_checksum(os.path.join(folder, name)) for name in names}

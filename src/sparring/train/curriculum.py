@@ -35,14 +35,13 @@ shows share and success per group against training steps.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 
 import numpy as np
 
 from sparring.kit.atomic import atomic_file
-from sparring.kit.files import DamagedFile, check_keys, reading
+from sparring.kit.files import DamagedFile, arrays_checksum, check_keys, reading
 from sparring.train.curriculum_sources import StartStates
 
 TRUE, OTHER = -1, -2  # origin of an env's episode: a true start, another hook's restart (else a group index)
@@ -220,7 +219,7 @@ class Curriculum:
                   "true_episodes": self.truth.episodes, "true_wins": self.truth.wins, "origin": self.origin,
                   "counters": self.counters}
         meta = {"format": FORMAT, "env": self.env.env_cls.name, "key_name": self.starts.key_name,
-                "rng": self.rng.bit_generator.state, "checksum": _checksum(arrays)}
+                "rng": self.rng.bit_generator.state, "checksum": arrays_checksum(arrays)}
         with atomic_file(os.path.join(folder, FILE), "wb") as fh:
             np.savez(fh, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), **arrays)
 
@@ -238,7 +237,7 @@ class Curriculum:
                 "true_wins": np.float64, "origin": np.int64, "counters": np.int64}
         if set(arrays) != set(want) or any(arrays[k].dtype != t for k, t in want.items()):
             raise DamagedFile(path, f"holds the arrays {sorted(arrays)}, not {sorted(want)} of the right types", REMEDY)
-        if _checksum(arrays) != meta["checksum"]:
+        if arrays_checksum(arrays) != meta["checksum"]:
             raise DamagedFile(path, "its arrays do not match the checksum in its metadata", REMEDY)
         keys, n = arrays["keys"], len(arrays["keys"])
         if meta["env"] != self.env.env_cls.name or meta["key_name"] != self.starts.key_name:
@@ -260,15 +259,6 @@ class Curriculum:
         remap[theirs] = mine
         self.origin = np.where(origin >= 0, remap[np.maximum(origin, 0)], origin)
         self.counters = arrays["counters"].copy()
-
-
-def _checksum(arrays: dict) -> str:
-    digest = hashlib.sha256()
-    for name in sorted(arrays):
-        array = np.ascontiguousarray(arrays[name])
-        digest.update(f"{name}|{array.dtype.str}|{array.shape}|".encode())
-        digest.update(array.tobytes())
-    return "sha256:" + digest.hexdigest()
 
 
 def _rows_per_env(rows: np.ndarray, num_envs: int, num_agents: int) -> int:
