@@ -10,7 +10,6 @@ Every record is also checked against its env's valid ranges and invariants (:mod
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
 
@@ -18,7 +17,7 @@ import numpy as np
 
 from sparring.kit.atomic import atomic_file
 from sparring.kit.config import make_config
-from sparring.kit.files import DamagedFile, check_keys, reading
+from sparring.kit.files import DamagedFile, arrays_checksum, check_keys, reading
 from sparring.kit.trust import validate_states
 
 FORMAT = 1
@@ -43,16 +42,6 @@ class StateSet:
     """Free-form facts (who played, seeds...)."""
 
 
-def _checksum(arrays: dict) -> str:
-    """``"sha256:<hex>"`` over the names, dtypes, shapes and bytes of ``arrays`` (in name order)."""
-    digest = hashlib.sha256()
-    for name in sorted(arrays):
-        array = np.ascontiguousarray(arrays[name])
-        digest.update(f"{name}:{array.dtype.str}:{array.shape}".encode())
-        digest.update(array.tobytes())
-    return "sha256:" + digest.hexdigest()
-
-
 def save_state_set(path: str | os.PathLike, env_cls: type, records: np.ndarray, env_config: dict | None = None,
                    groups: np.ndarray | None = None, group_key: str = "", extra: dict | None = None) -> str:
     """Write ``records`` of ``env_cls`` (and their ``groups``) to the state set ``path`` all at once; returns it."""
@@ -67,7 +56,7 @@ def save_state_set(path: str | os.PathLike, env_cls: type, records: np.ndarray, 
               "groups": groups}
     meta = {"format": FORMAT, "env": env_cls.name, "record_dtype": str(env_cls.record_dtype.descr),
             "count": len(records), "env_config": dict(env_config or {}), "group_key": group_key,
-            "extra": dict(extra or {}), "checksum": _checksum(arrays)}
+            "extra": dict(extra or {}), "checksum": arrays_checksum(arrays)}
     with atomic_file(path, "wb") as fh:
         np.savez(fh, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), **arrays)
     return os.fspath(path)
@@ -92,7 +81,7 @@ def load_state_set(path: str | os.PathLike, env_cls: type, config=None) -> State
     if meta["record_dtype"] != str(env_cls.record_dtype.descr):
         raise ValueError(f"state set {os.fspath(path)!r} holds {env_cls.name!r} records of another layout (the env's "
                          "state changed since it was saved); write it again")
-    if _checksum(arrays) != meta["checksum"]:
+    if arrays_checksum(arrays) != meta["checksum"]:
         raise DamagedFile(path, "its arrays do not match the checksum in its metadata", REMEDY)
     raw, groups = arrays["records"], arrays["groups"]
     size = env_cls.record_dtype.itemsize
