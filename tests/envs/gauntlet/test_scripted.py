@@ -1,4 +1,4 @@
-"""The scripted players of `gauntlet`: flicks, the shield, and the ladder order."""
+"""The scripted players of `gauntlet`: flicks, dodges, the shield, the ladder order, and the expert's clears."""
 
 import numpy as np
 from ladders import gauntlet_runs, wave_table
@@ -48,3 +48,35 @@ def test_competent_walks_around_a_pillar_to_a_hidden_monster():
     for _ in range(15):
         env.step(env.scripted_actions("competent"))
     assert env.records[0]["m_vis"][1] == 1 or env.records[0]["m_state"][1] != W.ALIVE
+
+
+def test_expert_prays_only_on_the_tick_a_hit_lands():
+    env = make()
+    rec = arena(env, row=24, col=14)
+    monster(rec, 1, W.RANGER, 24, 26, m_atk=3, m_hp=W.HP[W.RANGER])  # in its reach, out of the player's (cheb 12)
+    env.restore(0, rec)
+    prayers = []
+    for _ in range(3):
+        acts = env.scripted_actions("expert")
+        prayers.append(int(acts[0, HEAD["prayer"]]))
+        env.step(acts)
+    assert prayers[:2] == [W.KEEP, W.KEEP] and prayers[2] == W.PROTECT_RANGED
+
+
+def test_expert_steps_out_of_a_meleers_reach_when_two_styles_land_together():
+    env = make()
+    for seed in range(10):
+        rec = arena(env, seed, row=24, col=14)
+        monster(rec, 1, W.MELEER, 24, 15, m_atk=1)
+        monster(rec, 2, W.RANGER, 24, 3, m_atk=1)
+        env.restore(0, rec)
+        acts = env.scripted_actions("expert")
+        env.step(acts)
+        assert acts[0, HEAD["prayer"]] == W.PROTECT_RANGED and acts[0, HEAD["move"]] in (3, 5, 7)  # west
+        assert metric(env, "taken_melee") + metric(env, "taken_ranged") == 0
+
+
+def test_expert_clears_from_wave_1_where_competent_and_steady_never_do():
+    runs = {p: gauntlet_runs(p, 16, seed=11) for p in ("expert", "competent", "steady")}
+    assert runs["expert"]["clears"] >= 10  # about 89% of 500 runs (benchmarks/gauntlet_scripted.py)
+    assert runs["competent"]["clears"] == runs["steady"]["clears"] == 0  # 0 of 500 each

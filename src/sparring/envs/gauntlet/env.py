@@ -29,7 +29,7 @@ import numpy as np
 from sparring.envs.gauntlet import cells, render
 from sparring.envs.gauntlet.observe import OBS_SIZE, write_obs
 from sparring.envs.gauntlet.rules import new_run, resolve_tick
-from sparring.envs.gauntlet.scripted import competent, steady
+from sparring.envs.gauntlet.scripted import competent, expert, steady
 from sparring.envs.gauntlet.world import (
     BOSS_CALLED, BOSS_WAVE, BOSSES_IN_BOSS_WAVE, BURROW_AFTER, BURROW_TICKS, BURROWED, COLS, DEATHS, DRAIN_EVERY,
     FINAL_SPAWN_EVERY, GEAR, GEAR_SPEED, HEAL_DELAY, HEALERS_CALLED, HEALS, HP, MAGIC, MAX_HP, METRICS, MOVE,
@@ -122,8 +122,8 @@ class Gauntlet(Env):
     watermarks = {"lowest_hp": ("hp", None)}
     Config = GauntletConfig
     reset, step, observe = reset, step, observe
-    scripted = {"competent": competent, "steady": steady}
-    best_scripted = "competent"
+    scripted = {"competent": competent, "steady": steady, "expert": expert}
+    best_scripted = "expert"
 
     render_ansi = staticmethod(render.render_ansi)
     describe = staticmethod(render.describe)
