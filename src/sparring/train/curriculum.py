@@ -4,10 +4,11 @@
 :class:`Curriculum` is the rollout's episode-end hook (:class:`sparring.train.rollout.EpisodeEndHook`):
 
 - after every env step it counts the ended episodes it started: success is a positive return
-  (the env's ``ended_return``: the episode's return, the start state's return so far included,
-  averaged over the trained seats), which under the terminal rewards of the envs here is the
-  win of ``Env.outcome`` (gauntlet: a clear; serpent: a kill; squared: success). Shaping
-  rewards that pay a loss above 0 would count it as a success.
+  earned since the start state (the env's ``ended_return``; a drawn state's return so far is
+  zeroed when it is restored), which under the terminal rewards of the envs here is the win of
+  ``Env.outcome`` (gauntlet: a clear; serpent: a kill; squared: success); with shaping (e.g.
+  gauntlet's ``reward_wave``) it is net progress from that state, the signal a reverse
+  curriculum needs before the end can be won.
 - at the end of each rollout each env whose episode ended (it now plays a fresh start) keeps its
   true start with probability ``curriculum_true``; the others are restored to a drawn state
   (keeping the env's own generator, so restarts from one state see different dice) and their
@@ -182,6 +183,7 @@ class Curriculum:
         """Restore ``envs`` to the start states ``states`` (indices; each env keeps its generator) of ``groups``."""
         records = self.starts.records[states].copy()
         records["rng"] = self.env.snapshot(envs)["rng"]
+        records["ep_return"] = 0.0  # success counts what is earned from this state on
         self.env.restore(envs, records)
         self.origin[envs] = groups
 
