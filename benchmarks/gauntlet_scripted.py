@@ -1,12 +1,20 @@
-"""The scripted players of `gauntlet`: how far they get (wave distribution), how they die, what they spend.
+"""The scripted players of `gauntlet`: clear rate, how far they get, how they die, what they have left at each wave.
 
-    .venv/bin/python benchmarks/gauntlet_scripted.py [--episodes 500] [--seed 0] [--env.KEY VALUE ...]
+    .venv/bin/python benchmarks/gauntlet_scripted.py [--players expert,competent,steady,passive] [--episodes 500]
+        [--seed 0] [--env.KEY VALUE ...]
 
-Each of ``episodes`` envs plays its first run. The competent player flicks
-prayer from the forecast; the steady one prays against the closest monster's
-style all the time. The first should get clearly further. Last, a player who
-never acts: it should never reach the tick limit unhurt nor have its first
-wave cleared for it (monsters walk round pillars; a falling pillar never kills).
+Each of ``episodes`` envs plays its first run. Per player: the clear rate with its
+95% Wilson interval, deaths and time-outs, the wave reached, and per wave the runs
+that ended there (``died``), the share that reached it, and the mean hp, prayer
+points, heals and restores they had and the tick it was when they arrived. Then the
+deaths by damage source, the deadliest phases and the supplies used per run, and the
+cost in seconds per run.
+
+``expert`` is the reference that clears; ``competent`` flicks prayer from the
+forecast but a tick early and never dodges; ``steady`` prays all the time.
+``passive`` is a player who never acts: it should never reach the tick limit
+unhurt nor have its first wave cleared for it (monsters walk round pillars; a
+falling pillar never kills).
 """
 
 from __future__ import annotations
@@ -14,51 +22,73 @@ from __future__ import annotations
 import argparse
 import time
 
-from ladders import gauntlet_passive, gauntlet_runs, wave_table
+import numpy as np
+from ladders import gauntlet_passive, gauntlet_runs
 
+from sparring.envs.gauntlet.env import Gauntlet
 from sparring.envs.gauntlet.world import SOURCES, WAVES
 from sparring.evaluate.wilson import wilson_interval
 
-PLAYERS = ("competent", "steady")
+PLAYERS = ("expert", "competent", "steady", "passive")
 
 
 def report(r: dict) -> list[str]:
     """The lines printed for one player's runs."""
-    waves = r["waves"]
-    low, high = wilson_interval(r["clears"], r["episodes"])
-    m = r["metrics"]
-    lines = [f"{r['policy']}: {r['episodes']} runs, clears {r['clears']} ({r['clears'] / r['episodes']:.1%}, 95% "
-             f"Wilson [{low:.3f}, {high:.3f}]), deaths {r['deaths']}, timeouts {r['timeouts']}; wave reached: mean "
-             f"{waves.mean():.2f}, median {int(sorted(waves)[len(waves) // 2])}, max {waves.max()}; mean length "
-             f"{r['ticks']:.0f} ticks",
-             f"  {'wave':>4} {'ended':>6} {'reached':>8}"]
-    lines += [f"  {w:>4} {n:>6} {f:>8.1%}" for w, n, f in wave_table(waves, WAVES)]
-    killers = {s: round(m[f"killed_by_{s}"] * r["episodes"]) for s in SOURCES}
+    waves, n = r["waves"], r["episodes"]
+    low, high = wilson_interval(r["clears"], n)
+    m, a = r["metrics"], r["arrivals"]
+    lines = [f"{r['policy']}: {n} runs, clears {r['clears']} ({r['clears'] / n:.1%}, 95% Wilson [{low:.3f}, "
+             f"{high:.3f}]), deaths {r['deaths']}, timeouts {r['timeouts']}; wave reached: mean {waves.mean():.2f}, "
+             f"median {int(sorted(waves)[n // 2])}, max {waves.max()}; mean length {r['ticks']:.0f} ticks; "
+             f"{r['seconds']:.1f} s ({r['seconds'] / n * 1000:.1f} ms per run)",
+             f"  {'wave':>4} {'died':>5} {'reached':>8}   at arrival: {'hp':>5} {'prayer':>6} {'heals':>5} "
+             f"{'restores':>8} {'tick':>5}"]
+    ended = np.bincount(waves[~r["cleared"]], minlength=WAVES + 1)
+    for w in range(int(np.flatnonzero(a["count"])[0]), WAVES + 1):
+        if a["count"][w]:
+            lines.append(f"  {w:>4} {ended[w]:>5} {a['count'][w] / n:>8.1%}               {a['hp'][w]:>5.1f} "
+                         f"{a['pp'][w]:>6.1f} {a['heals'][w]:>5.2f} {a['restores'][w]:>8.2f} {a['tick'][w]:>5.0f}")
+    killers = {s: round(m[f"killed_by_{s}"] * n) for s in SOURCES}
     lines.append(f"  deaths by damage source: {killers}")
-    lines.append("  deadliest phases: " + (", ".join(f"{p} {n}" for p, n in r["death_phases"].most_common(5)) or "-"))
+    lines.append("  deadliest phases: " + (", ".join(f"{p} {k}" for p, k in r["death_phases"].most_common(5)) or "-"))
     lines.append(f"  per run: heals {m['heals_used']:.2f}, restores {m['restores_used']:.2f}, pillars lost "
                  f"{m['pillars_lost']:.2f}, healers tagged {m['healers_tagged']:.2f} / killed "
                  f"{m['healers_killed']:.2f}, lowest hp {m['lowest_hp']:.1f}")
     return lines
 
 
+def passive_line(episodes: int, seed: int, config: dict) -> str:
+    """The line printed for the player who never acts."""
+    p = gauntlet_passive(episodes, seed, **config)
+    return f"passive (never acts): {p['episodes']} runs, " + ", ".join(
+        f"{label} {p[key]} ({p[key] / p['episodes']:.1%}, 95% Wilson [{lo:.3f}, {hi:.3f}])"
+        for label, key in (("time-outs", "timeouts"), ("unhurt", "unhurt"), ("first wave cleared for it", "cleared"))
+        for lo, hi in [wilson_interval(p[key], p["episodes"])]) + f"; mean length {p['ticks']:.0f} ticks"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", default=",".join(PLAYERS),
+                        help=f"comma-separated, from {', '.join(PLAYERS)} (default: all)")
     parser.add_argument("--episodes", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
     args, extra = parser.parse_known_args()
     config = {k[len("--env."):]: v for k, v in zip(extra[::2], extra[1::2]) if k.startswith("--env.")}
     if len(config) * 2 != len(extra):
         parser.error(f"unexpected arguments {extra}; env overrides look like --env.KEY VALUE")
+    players = [p for p in args.players.split(",") if p]
+    unknown = [p for p in players if p not in PLAYERS and p not in Gauntlet.scripted]
+    if unknown or not players:
+        parser.error(f"--players {args.players!r}: expected names from {', '.join(PLAYERS)}")
+    if args.episodes < 1:
+        parser.error(f"--episodes must be at least 1, got {args.episodes}")
     t0 = time.perf_counter()
     print(f"gauntlet scripted players, {args.episodes} runs each, seed {args.seed}, config {config or 'defaults'}")
-    for player in PLAYERS:
-        print("\n".join(report(gauntlet_runs(player, args.episodes, args.seed, **config))))
-    p = gauntlet_passive(args.episodes, args.seed, **config)
-    print(f"a player who never acts: {p['episodes']} runs, " + ", ".join(
-        f"{label} {p[key]} ({p[key] / p['episodes']:.1%}, 95% Wilson [{lo:.3f}, {hi:.3f}])"
-        for label, key in (("time-outs", "timeouts"), ("unhurt", "unhurt"), ("first wave cleared for it", "cleared"))
-        for lo, hi in [wilson_interval(p[key], p["episodes"])]) + f"; mean length {p['ticks']:.0f} ticks")
+    for player in players:
+        if player == "passive":
+            print(passive_line(args.episodes, args.seed, config))
+        else:
+            print("\n".join(report(gauntlet_runs(player, args.episodes, args.seed, **config))))
     print(f"({time.perf_counter() - t0:.1f} s)")
 
 

@@ -8,12 +8,14 @@ import path) checks the ladder order with them.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 
 import numpy as np
 
 from sparring.envs.duel.env import Duel
 from sparring.envs.gauntlet.env import Gauntlet
+from sparring.envs.gauntlet.world import WAVES
 from sparring.envs.serpent.env import Serpent
 from sparring.kit.batch import BatchedEnv
 from sparring.kit.scripted_episodes import first_episodes
@@ -86,19 +88,53 @@ def gauntlet_runs(policy: str, episodes: int, seed: int = 0, **config) -> dict:
     """Play the first gauntlet run of each of ``episodes`` envs with the scripted player ``policy``.
 
     Returns ``clears``, ``deaths``, ``timeouts``, ``episodes``, the wave each run
-    reached (``waves``, an array), the mean of every episode metric
-    (``metrics``), the mean length in ticks (``ticks``) and the phase labels of the
-    deaths (``death_phases``, a Counter).
+    reached (``waves``, an array), which runs were cleared (``cleared``, bool), the
+    mean of every episode metric (``metrics``), the mean length in ticks (``ticks``),
+    the phase labels of the deaths (``death_phases``, a Counter), the wall time
+    (``seconds``) and what the runs had on arriving at each wave (``arrivals``: per
+    wave 0..30, the number of runs that arrived and their mean ``hp``, ``pp``,
+    ``heals``, ``restores`` and ``tick``; a run's first wave counts as arrived at its
+    start).
     """
-    played = first_episodes(Gauntlet, policy, episodes, seed, **config)
-    names, metrics, phase, ticks = list(Gauntlet.metrics), played["metrics"], played["phase"], played["ticks"]
+    start = time.perf_counter()
+    env = BatchedEnv(Gauntlet, num_envs=episodes, seed=seed, autoreset=False, **config)
+    names = list(Gauntlet.metrics)
+    metrics = np.zeros((episodes, len(names)), np.float64)
+    phase, ticks = np.zeros(episodes, np.int64), np.zeros(episodes, np.int64)
+    fields = ("hp", "pp", "heals", "restores", "tick")
+    sums = np.zeros((len(fields), WAVES + 1), np.float64)
+    count = np.zeros(WAVES + 1, np.int64)
+
+    def arrive(rows: np.ndarray) -> None:
+        waves = env.records["wave"][rows]
+        np.add.at(count, waves, 1)
+        for f, field in enumerate(fields):
+            np.add.at(sums[f], waves, env.records[field][rows])
+
+    open_ = np.ones(episodes, np.bool_)
+    arrive(np.arange(episodes))
+    acts = np.zeros((env.rows, len(env.heads.sizes)), np.int32)
+    while open_.any():
+        before = env.records["wave"].copy()
+        env.scripted_actions(policy, out=acts)
+        env.step(acts)
+        arrive(np.flatnonzero(open_ & ~env.done & (env.records["wave"] > before)))
+        ended = env.done & open_
+        metrics[ended] = env.records["metrics"][ended]
+        phase[ended] = env.records["phase"][ended]
+        ticks[ended] = env.records["tick"][ended]
+        open_ &= ~env.done
     clear = metrics[:, names.index("win")] > 0.5
     timed_out = metrics[:, names.index("timed_out")] > 0.5
     died = ~clear & ~timed_out
+    means = sums / np.maximum(count, 1)
     return {"policy": policy, "episodes": episodes, "clears": int(clear.sum()), "deaths": int(died.sum()),
             "timeouts": int(timed_out.sum()), "waves": metrics[:, names.index("wave")].astype(np.int64),
-            "ticks": float(ticks.mean()), "metrics": {n: float(metrics[:, k].mean()) for k, n in enumerate(names)},
-            "death_phases": Counter(Gauntlet.phases[p] for p in phase[died])}
+            "cleared": clear, "ticks": float(ticks.mean()),
+            "metrics": {n: float(metrics[:, k].mean()) for k, n in enumerate(names)},
+            "death_phases": Counter(Gauntlet.phases[p] for p in phase[died]),
+            "arrivals": {"count": count, **{field: means[f] for f, field in enumerate(fields)}},
+            "seconds": time.perf_counter() - start}
 
 
 def gauntlet_passive(episodes: int, seed: int = 0, **config) -> dict:

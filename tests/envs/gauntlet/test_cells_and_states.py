@@ -1,13 +1,18 @@
-"""`gauntlet`'s Go-Explore cell keys and its state sets (worn and scripted), loaded through the kit's reset pool."""
+"""`gauntlet`'s Go-Explore cell keys and its state sets (worn, scripted, every wave's arrivals), loaded through the
+kit's reset pool, and the arrival state set that ``benchmarks/gauntlet_states.py`` writes."""
 
+import sys
+
+import gauntlet_states
 import numpy as np
 import pytest
 
 from sparring.envs.gauntlet import world as W
 from sparring.envs.gauntlet.env import Gauntlet
-from sparring.envs.gauntlet.states import scripted_states, worn_states
+from sparring.envs.gauntlet.states import arrival_states, scripted_states, worn_states
 from sparring.explore.cells import cell_fields, decode, keys_of
 from sparring.kit.batch import BatchedEnv
+from sparring.kit.state_set import load_state_set
 
 
 def test_cell_keys_pack_the_declared_fields_wave_first():
@@ -46,3 +51,29 @@ def test_scripted_states_reload_through_the_reset_pool():
 def test_state_sets_reject_a_wave_outside_the_run():
     with pytest.raises(ValueError, match=r"wave must be an int in 1\.\.30"):
         worn_states(0, 4)
+
+
+def test_arrival_states_hold_every_wave_on_the_tick_it_begins():
+    recs = arrival_states(2, runs=6, seed=1)
+    waves = recs["wave"]
+    assert np.unique(waves).tolist() == list(range(1, W.WAVES + 1)) and (np.diff(waves) >= 0).all()
+    assert np.bincount(waves, minlength=W.WAVES + 1)[1:].max() == 2
+    assert (recs["tick"][waves == 1] == 0).all() and (recs["hp"] > 0).all()
+    later = recs[waves > 1]
+    assert (later["gap"] == W.WAVE_GAP).all() and not (later["m_state"] == W.ALIVE).any()
+
+
+def test_gauntlet_states_writes_a_state_set_grouped_by_wave(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "arrivals.npz"
+    monkeypatch.setattr(sys, "argv", ["gauntlet_states.py", "--out", str(path), "--per-wave", "2", "--runs", "4"])
+    gauntlet_states.main()
+    saved = load_state_set(path, Gauntlet)
+    assert saved.group_key == "wave" and (saved.groups == saved.records["wave"]).all()
+    assert set(saved.groups.tolist()) == set(range(1, W.WAVES + 1))
+    assert saved.extra["player"] == "expert" and saved.env_config["start_wave"] == 1
+    assert f"{len(saved.records)} expert arrival states" in capsys.readouterr().out
+    env = BatchedEnv(Gauntlet, num_envs=4, seed=0, autoreset=False)
+    env.restore(None, saved.records[saved.groups == W.FINAL_WAVE][:1].repeat(4))
+    for _ in range(W.WAVE_GAP + 1):
+        env.step(env.scripted_actions("expert"))
+    assert (env.records["m_state"][:, 0] == W.ALIVE).all()  # the final boss came
