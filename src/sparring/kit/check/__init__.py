@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sparring.kit.check.adapters import check_adapters
 from sparring.kit.check.audit import reward_audit
+from sparring.kit.check.bounds import check_state_bounds
 from sparring.kit.check.honesty import check_mask_honesty
 from sparring.kit.check.play_checks import check_determinism, check_random_play, check_snapshots
 from sparring.kit.check.report import Finding, Report
@@ -22,6 +23,7 @@ def check(env, steps: int = 2000, seed: int = 0, audit_episodes: int = 200, **co
     make_config(cls, config)  # bad keys fail here, before any check runs
     report = Report(cls.name)
     check_random_play(report, cls, config, steps, seed)
+    check_state_bounds(report, cls, config, seed)
     check_determinism(report, cls, config, steps, seed)
     check_snapshots(report, cls, config, seed)
     check_mask_honesty(report, cls, config, seed)
