@@ -44,5 +44,6 @@ def check_state_bounds(report: Report, cls, config: dict, seed: int, steps: int 
                                            "hold any value there, out of range of any array a kernel indexes with "
                                            "it (declare them in Env.bounds)")
         return
-    report.add("state bounds", "pass", f"every state of {steps} random steps x {num_envs} envs, and the {ends} "
-                                       "states episodes ended in, within the declared bounds")
+    ended = f"the {ends} states episodes ended in included" if ends else "no episode ended"
+    report.add("state bounds", "pass", f"every state of {steps} random steps x {num_envs} envs within the declared "
+                                       f"bounds ({ended})")
