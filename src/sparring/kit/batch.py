@@ -120,13 +120,14 @@ class BatchedEnv:
         self._fresh(self._all, _seed_states(np.uint64(self.seed % 2**64), self._all))
         return self.obs, self.mask
 
-    def reset_envs(self, indices, records: np.ndarray | None = None) -> None:
-        """Per env: start its next episode (continuing its own generator, as auto-reset does), or load ``records``."""
+    def reset_envs(self, indices, records: np.ndarray | None = None, validate: bool = False) -> None:
+        """Per env: start its next episode (continuing its own generator, as auto-reset does), or load ``records``
+        (``validate``: see :meth:`restore`)."""
         idx = self._indices(indices)
         if records is None:
             self._fresh(idx, self.records["rng"][idx].copy())
         else:
-            self.restore(idx, records)
+            self.restore(idx, records, validate)
 
     def _fresh(self, idx: np.ndarray, states: np.ndarray) -> None:
         self.done[idx] = False
