@@ -108,3 +108,19 @@ def test_the_good_files_still_load(good):
     assert len(load_state_set(good / "squared.npz", registry.get("squared")).records) == 8
     latest = (good / "run" / "checkpoints" / "latest").read_text().strip()
     assert np.load(good / "run" / "checkpoints" / latest / "records.npy").shape == (8,)
+
+
+def test_grpo_start_states_refuse_a_planted_recording_or_archive(good, tmp_path):
+    """GRPO's groups start from recorded ticks or archive cells: planted values are refused before any restore."""
+    from sparring.kit.trust import BadState
+    from sparring.lm.starts import StartStates
+
+    shutil.copy(good / "town.parquet", tmp_path / "town.parquet")
+    trust_plant.recording(str(tmp_path / "town.parquet"), "slots", 64)
+    with pytest.raises(BadState, match=r"town.parquet: episode 0 tick 0: town state field slots\[0, 0\] is 64; "
+                                       r"valid: -1..7"):
+        StartStates(f"recording:{tmp_path / 'town.parquet'}", "town", {})
+    Explorer("town", num_envs=2, seed=0, segment=10).run(40).archive.save(str(tmp_path / "arch"), {})
+    trust_plant.archive(str(tmp_path / "arch"), "needs", float("nan"), None)
+    with pytest.raises(BadState, match=r"archive.npz: cell 0 \(.*\): town state field needs\[0, 0\] is nan"):
+        StartStates(f"archive:{tmp_path / 'arch'}", "town", {})
