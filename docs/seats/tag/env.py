@@ -111,6 +111,7 @@ class Tag(Env):
     obs = staticmethod(_obs)
     actions = Heads(move=5)  # noop, up, down, left, right
     state = {"row": ("i4", (2,)), "col": ("i4", (2,))}
+    bounds = {"row": (0, H - 1), "col": (0, W - 1)}  # states read from files are checked against these
     metrics = ("caught",)
     Config = TagConfig
     reset, step, observe = reset, step, observe

@@ -85,5 +85,12 @@ class Catch(Env):
     obs = staticmethod(_obs)  # a function of the config: bad knobs fail here, with a clear message
     actions = Heads(move=3)
     state = {"paddle": "i4", "ball_row": "i4", "ball_col": "i4", "balls_left": "i4"}
+
+    @staticmethod
+    def bounds(cfg) -> dict:
+        """Each state field's valid values: states read from files are checked against them."""
+        return {"paddle": (0, cfg.width - 1), "ball_row": (0, cfg.height - 1), "ball_col": (0, cfg.width - 1),
+                "balls_left": (0, cfg.balls)}
+
     Config = CatchConfig
     reset, step, observe = reset, step, observe

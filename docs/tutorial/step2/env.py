@@ -123,6 +123,13 @@ class Catch(Env):
     actions = Heads(move=3)
     state = {"paddle": "i4", "ball_row": "i4", "ball_col": "i4", "ball_dir": "i4", "balls_left": "i4",
              "bounced": "u1"}
+
+    @staticmethod
+    def bounds(cfg) -> dict:
+        """Each state field's valid values: states read from files are checked against them."""
+        return {"paddle": (0, cfg.width - 1), "ball_row": (0, cfg.height - 1), "ball_col": (0, cfg.width - 1),
+                "ball_dir": (-1, 1), "balls_left": (0, cfg.balls), "bounced": (0, 1)}
+
     phases = ("straight", "bounced")
     metrics = ("caught",)
     Config = CatchConfig
