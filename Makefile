@@ -20,6 +20,7 @@ demo: setup
 
 test: setup
 	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff format --check src tests benchmarks
 	$(PY) -m pytest -q
 
 bench-c: setup

@@ -20,8 +20,10 @@ def main() -> None:
     print(f"duel ladder, {episodes} episodes per pairing, seed {seed}")
     print(f"{'pairing':34} {'stronger wins':>13} {'weaker wins':>11} {'draws':>6} {'time-outs':>9} {'mean ticks':>10}")
     for label, r in duel_table(episodes, seed):
-        print(f"{label:34} {r['high']:>13.1%} {r['low']:>11.1%} {r['draw']:>6.1%} {r['timeout']:>9.1%} "
-              f"{r['ticks']:>10.0f}")
+        print(
+            f"{label:34} {r['high']:>13.1%} {r['low']:>11.1%} {r['draw']:>6.1%} {r['timeout']:>9.1%} "
+            f"{r['ticks']:>10.0f}"
+        )
     print(f"({time.perf_counter() - t0:.1f} s)")
 
 

@@ -49,8 +49,9 @@ def _search_tick(policy, env, sim, rng, args) -> np.ndarray:
     """Seat 0's chosen action [E, heads] for every env of ``env``, by rollouts in ``sim``."""
     e, k, m = env.num_envs, args.candidates, args.rollouts
     obs, mask = env.obs[0::2], env.mask[0::2]
-    cand = torch.stack([_actions(policy, obs, mask, True)] + [_actions(policy, obs, mask, False)
-                                                            for _ in range(k - 1)], 1).numpy()
+    cand = torch.stack(
+        [_actions(policy, obs, mask, True)] + [_actions(policy, obs, mask, False) for _ in range(k - 1)], 1
+    ).numpy()
     records = np.repeat(env.records, k * m)
     seeds = rng.integers(1, 2**63, size=(e, 1, m), dtype=np.uint64)
     records["rng"] = np.broadcast_to(seeds, (e, k, m)).reshape(-1)
@@ -78,8 +79,13 @@ def _search_tick(policy, env, sim, rng, args) -> np.ndarray:
 def play(policy, env_cls, config: dict, args, search: bool) -> tuple[int, int]:
     """Wins and draws of seat 0 over ``args.episodes`` episodes, one per env."""
     env = BatchedEnv(env_cls, num_envs=args.episodes, seed=args.seed, autoreset=False, **config)
-    sim = BatchedEnv(env_cls, num_envs=args.episodes * args.candidates * args.rollouts, seed=args.seed,
-                     autoreset=False, **config) if search else None
+    sim = (
+        BatchedEnv(
+            env_cls, num_envs=args.episodes * args.candidates * args.rollouts, seed=args.seed, autoreset=False, **config
+        )
+        if search
+        else None
+    )
     rng = np.random.default_rng(args.seed)
     acts = np.zeros((env.rows, len(env.heads.sizes)), np.int32)
     live = np.ones(env.num_envs, np.bool_)
@@ -103,8 +109,9 @@ def main() -> None:
     parser.add_argument("--candidates", type=int, default=6)
     parser.add_argument("--rollouts", type=int, default=16)
     parser.add_argument("--depth", type=int, default=8)
-    parser.add_argument("--z", type=float, default=2.0,
-                        help="standard errors by which a sampled candidate must beat the greedy action")
+    parser.add_argument(
+        "--z", type=float, default=2.0, help="standard errors by which a sampled candidate must beat the greedy action"
+    )
     parser.add_argument("--sampled-rollouts", action="store_true")
     parser.add_argument("--no-search", action="store_true", help="play only the policy alone")
     parser.add_argument("--seed", type=int, default=12345)
@@ -125,14 +132,18 @@ def main() -> None:
     policy, _ = load_policy(args.checkpoint, "duel", BatchedEnv(env_cls, num_envs=1, **config))
     policy.eval()
     print(f"duel, env overrides {config}, {args.episodes} episodes from seed {args.seed}")
-    searched = (f"search: {args.candidates} candidates x {args.rollouts} rollouts, depth {args.depth}, z {args.z}, "
-                f"{'sampled' if args.sampled_rollouts else 'greedy'} rollouts")
-    for label, search in (("policy alone (greedy)", False), (searched, True))[:1 if args.no_search else 2]:
+    searched = (
+        f"search: {args.candidates} candidates x {args.rollouts} rollouts, depth {args.depth}, z {args.z}, "
+        f"{'sampled' if args.sampled_rollouts else 'greedy'} rollouts"
+    )
+    for label, search in (("policy alone (greedy)", False), (searched, True))[: 1 if args.no_search else 2]:
         start = time.perf_counter()
         wins, draws = play(policy, env_cls, config, args, search)
         low, high = wilson_interval(wins, args.episodes)
-        print(f"  {label}: win {wins / args.episodes:.3f} [{low:.3f}, {high:.3f}], draws {draws}, "
-              f"{time.perf_counter() - start:.0f} s")
+        print(
+            f"  {label}: win {wins / args.episodes:.3f} [{low:.3f}, {high:.3f}], draws {draws}, "
+            f"{time.perf_counter() - start:.0f} s"
+        )
 
 
 if __name__ == "__main__":

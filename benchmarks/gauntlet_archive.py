@@ -55,12 +55,26 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--episodes", type=int, default=500, help="evaluation episodes per trained policy")
     p.add_argument("--greedy", action="store_true", help="evaluate the most likely actions instead of sampling")
     p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="train settings for both arms")
-    p.add_argument("--env-set", nargs="*", default=[], metavar="KEY=VALUE",
-                   help="env config for both arms, in training and evaluation")
-    p.add_argument("--shaping", nargs="*", default=[], metavar="KEY=VALUE",
-                   help="env config for both arms in training only (shaping rewards)")
-    p.add_argument("--explore-steps", type=int, default=0,
-                   help="random archive exploration before training; archive runs start from its cells")
+    p.add_argument(
+        "--env-set",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="env config for both arms, in training and evaluation",
+    )
+    p.add_argument(
+        "--shaping",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="env config for both arms in training only (shaping rewards)",
+    )
+    p.add_argument(
+        "--explore-steps",
+        type=int,
+        default=0,
+        help="random archive exploration before training; archive runs start from its cells",
+    )
     p.add_argument("--jobs", type=int, default=1, help="trainings run at once, each in its own process")
     p.add_argument("--json", metavar="OUT", help="also write every number to this JSON file")
     return p.parse_args(argv)
@@ -81,15 +95,25 @@ def explore(args, folder: str) -> dict:
     start = time.perf_counter()
     explorer = Explorer(args.env, "random", 256, 0, 100, pairs(args.env_set, "--env-set")).run(args.explore_steps)
     explorer.archive.save(folder, {"policy": "random", "steps": explorer.steps, "seed": 0})
-    return {"steps": explorer.steps, "seconds": time.perf_counter() - start, "cells": len(explorer.archive),
-            "deepest": explorer.archive.deepest()}
+    return {
+        "steps": explorer.steps,
+        "seconds": time.perf_counter() - start,
+        "cells": len(explorer.archive),
+        "deepest": explorer.archive.deepest(),
+    }
 
 
 def run_arm(args, seed: int, fraction: float, archive_start: str) -> dict:
     """Train one run and measure its reach from fresh starts."""
     train_set, env_config = pairs(args.set, "--set"), pairs(args.env_set, "--env-set")
-    overrides = {**train_set, "seed": seed, "steps": args.steps, "archive_fraction": fraction,
-                 "eval_episodes": 0, "tensorboard": False}
+    overrides = {
+        **train_set,
+        "seed": seed,
+        "steps": args.steps,
+        "archive_fraction": fraction,
+        "eval_episodes": 0,
+        "tensorboard": False,
+    }
     if fraction > 0 and archive_start:
         overrides["archive_start"] = archive_start
     cfg = make_train_config(registry.get(args.env), overrides)
@@ -104,11 +128,17 @@ def run_arm(args, seed: int, fraction: float, archive_start: str) -> dict:
         trainer.close()
     seconds = time.perf_counter() - start
     trainer.policy.eval()
-    result = reach(args.env, trainer.policy.cpu(), args.episodes, seed=100_000 + seed, greedy=args.greedy,
-                   env_config=eval_config)
+    result = reach(
+        args.env, trainer.policy.cpu(), args.episodes, seed=100_000 + seed, greedy=args.greedy, env_config=eval_config
+    )
     archive = trainer.restarts.archive if trainer.restarts is not None else None
-    return {**result, "seed": seed, "train_s": seconds, "archive_cells": None if archive is None else len(archive),
-            "archive_deepest": None if archive is None else archive.deepest()}
+    return {
+        **result,
+        "seed": seed,
+        "train_s": seconds,
+        "archive_cells": None if archive is None else len(archive),
+        "archive_deepest": None if archive is None else archive.deepest(),
+    }
 
 
 def histogram(values: list[int]) -> str:
@@ -123,13 +153,19 @@ def report(runs: dict, field: str) -> dict:
     for arm, rs in runs.items():
         episodes = [v for r in rs for v in r["reach"]]
         print(f"{arm:>8}: {field} reached per episode (value:count) {histogram(episodes)}")
-        print(f"{'':>8}  per-seed mean {field}: {', '.join(f'{m:.2f}' for m in means[arm])}  "
-              f"(median {np.median(means[arm]):.2f})")
-        print(f"{'':>8}  clear rate {clears[arm]:.1%}; training time per run "
-              f"{np.mean([r['train_s'] for r in rs]):.0f} s (total {sum(r['train_s'] for r in rs):.0f} s)")
+        print(
+            f"{'':>8}  per-seed mean {field}: {', '.join(f'{m:.2f}' for m in means[arm])}  "
+            f"(median {np.median(means[arm]):.2f})"
+        )
+        print(
+            f"{'':>8}  clear rate {clears[arm]:.1%}; training time per run "
+            f"{np.mean([r['train_s'] for r in rs]):.0f} s (total {sum(r['train_s'] for r in rs):.0f} s)"
+        )
     verdict = "significant" if test.pvalue < 0.01 else "not significant"
-    print(f"Mann-Whitney U (per-seed mean {field}, archive > baseline): U = {test.statistic:.1f}, "
-          f"p = {test.pvalue:.4g} ({verdict} at p < 0.01; n = {len(means['archive'])} seeds per arm)")
+    print(
+        f"Mann-Whitney U (per-seed mean {field}, archive > baseline): U = {test.statistic:.1f}, "
+        f"p = {test.pvalue:.4g} ({verdict} at p < 0.01; n = {len(means['archive'])} seeds per arm)"
+    )
     return {"per_seed_mean": means, "clear_rate": clears, "u": float(test.statistic), "p": float(test.pvalue)}
 
 
@@ -139,28 +175,43 @@ def main(argv=None) -> None:
         pairs(items, what)  # a malformed pair fails here, before any training
     if args.jobs < 1:
         raise SystemExit(f"--jobs must be at least 1, got {args.jobs}")
-    print(f"{args.env}: {args.seeds} seeds x (baseline, archive {args.fraction}), {args.steps} steps each, "
-          f"{args.episodes} evaluation episodes per run, {args.jobs} at once")
+    print(
+        f"{args.env}: {args.seeds} seeds x (baseline, archive {args.fraction}), {args.steps} steps each, "
+        f"{args.episodes} evaluation episodes per run, {args.jobs} at once"
+    )
     arms = (("baseline", 0.0), ("archive", args.fraction))
     seeds = range(args.first_seed, args.first_seed + args.seeds)
     jobs = [(seed, arm, fraction) for seed in seeds for arm, fraction in arms]
     results = {}
     start = time.perf_counter()
-    with tempfile.TemporaryDirectory() as explored, \
-            ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with (
+        tempfile.TemporaryDirectory() as explored,
+        ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn")) as pool,
+    ):
         exploration = explore(args, explored) if args.explore_steps > 0 else None
         if exploration:
-            print(f"exploration: {exploration['steps']} random env steps in {exploration['seconds']:.0f} s, "
-                  f"{exploration['cells']} cells, deepest {exploration['deepest']}", flush=True)
+            print(
+                f"exploration: {exploration['steps']} random env steps in {exploration['seconds']:.0f} s, "
+                f"{exploration['cells']} cells, deepest {exploration['deepest']}",
+                flush=True,
+            )
         start_from = explored if exploration else ""
         futures = {pool.submit(run_arm, args, seed, fraction, start_from): (seed, arm) for seed, arm, fraction in jobs}
         for future in as_completed(futures):
             seed, arm = futures[future]
             result = results[seed, arm] = future.result()
-            cells = "" if result["archive_cells"] is None else (
-                f", {result['archive_cells']} archive cells, deepest {result['field']} {result['archive_deepest']}")
-            print(f"  seed {seed} {arm:>8}: mean {result['field']} {np.mean(result['reach']):.2f}, clears "
-                  f"{np.mean(result['clear']):.1%}, {result['train_s']:.0f} s{cells}", flush=True)
+            cells = (
+                ""
+                if result["archive_cells"] is None
+                else (
+                    f", {result['archive_cells']} archive cells, deepest {result['field']} {result['archive_deepest']}"
+                )
+            )
+            print(
+                f"  seed {seed} {arm:>8}: mean {result['field']} {np.mean(result['reach']):.2f}, clears "
+                f"{np.mean(result['clear']):.1%}, {result['train_s']:.0f} s{cells}",
+                flush=True,
+            )
     runs = {arm: [results[seed, arm] for seed in seeds] for arm, _ in arms}
     summary = report(runs, runs["baseline"][0]["field"])
     print(f"({time.perf_counter() - start:.0f} s in all)")

@@ -63,18 +63,36 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--first-seed", type=int, default=0, help="seeds are first-seed .. first-seed + seeds - 1")
     p.add_argument("--minutes", type=float, default=15.0, help="minutes of training per run (train.minutes)")
     p.add_argument("--episodes", type=int, default=300, help="evaluation runs per trained policy, from the start")
-    p.add_argument("--states", metavar="FILE", help="the curriculum's state set (default for gauntlet: built from "
-                                                    "the expert player's wave arrivals)")
+    p.add_argument(
+        "--states",
+        metavar="FILE",
+        help="the curriculum's state set (default for gauntlet: built from the expert player's wave arrivals)",
+    )
     p.add_argument("--per-wave", type=int, default=64, help="records per wave of the built state set")
     p.add_argument("--true", type=float, default=0.2, help="train.curriculum_true of the curriculum arm")
     p.add_argument("--greedy", action="store_true", help="evaluate the most likely actions instead of sampling")
     p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="train settings for both arms")
-    p.add_argument("--curriculum-set", nargs="*", default=[], metavar="KEY=VALUE",
-                   help="train settings for the curriculum arm only (curriculum_floor, curriculum_window ...)")
-    p.add_argument("--env-set", nargs="*", default=[], metavar="KEY=VALUE",
-                   help="env config for both arms, in training and evaluation")
-    p.add_argument("--shaping", nargs="*", default=[], metavar="KEY=VALUE",
-                   help="env config for both arms in training only (shaping rewards)")
+    p.add_argument(
+        "--curriculum-set",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="train settings for the curriculum arm only (curriculum_floor, curriculum_window ...)",
+    )
+    p.add_argument(
+        "--env-set",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="env config for both arms, in training and evaluation",
+    )
+    p.add_argument(
+        "--shaping",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="env config for both arms in training only (shaping rewards)",
+    )
     p.add_argument("--jobs", type=int, default=1, help="trainings run at once, each in its own process")
     p.add_argument("--json", metavar="OUT", help="also write every number to this JSON file")
     return p.parse_args(argv)
@@ -98,19 +116,37 @@ def build_states(args, path: str) -> dict:
     config = dataclasses.asdict(make_config(env_cls, pairs(args.env_set, "--env-set")))  # typed, as runs compare it
     start = time.perf_counter()
     records = arrival_states(args.per_wave, "expert", seed=0, **config)
-    save_state_set(path, env_cls, records, config, groups=env_cls.start_groups(records),
-                   group_key=env_cls.start_group_key, extra={"player": "expert", "per_wave": args.per_wave})
+    save_state_set(
+        path,
+        env_cls,
+        records,
+        config,
+        groups=env_cls.start_groups(records),
+        group_key=env_cls.start_group_key,
+        extra={"player": "expert", "per_wave": args.per_wave},
+    )
     return {"seconds": time.perf_counter() - start, "states": len(records)}
 
 
 def run_arm(args, seed: int, arm: str, states: str) -> dict:
     """Train one run for ``--minutes`` and measure how far it gets from fresh starts."""
     env_config, shaping = pairs(args.env_set, "--env-set"), pairs(args.shaping, "--shaping")
-    overrides = {**pairs(args.set, "--set"), "seed": seed, "minutes": args.minutes, "steps": 0, "eval_episodes": 0,
-                 "tensorboard": False}
+    overrides = {
+        **pairs(args.set, "--set"),
+        "seed": seed,
+        "minutes": args.minutes,
+        "steps": 0,
+        "eval_episodes": 0,
+        "tensorboard": False,
+    }
     if arm == "curriculum":
-        overrides.update({**pairs(args.curriculum_set, "--curriculum-set"), "curriculum": f"states:{states}",
-                          "curriculum_true": args.true})
+        overrides.update(
+            {
+                **pairs(args.curriculum_set, "--curriculum-set"),
+                "curriculum": f"states:{states}",
+                "curriculum_true": args.true,
+            }
+        )
     cfg = make_train_config(registry.get(args.env), overrides)
     trainer = Trainer(args.env, cfg, {**env_config, **shaping})
     eval_config = {k: v for k, v in trainer.env_config.items() if k not in shaping}
@@ -120,13 +156,20 @@ def run_arm(args, seed: int, arm: str, states: str) -> dict:
     finally:
         trainer.close()
     trainer.policy.eval()
-    result = reach(args.env, trainer.policy.cpu(), args.episodes, seed=100_000 + seed, greedy=args.greedy,
-                   env_config=eval_config)
+    result = reach(
+        args.env, trainer.policy.cpu(), args.episodes, seed=100_000 + seed, greedy=args.greedy, env_config=eval_config
+    )
     shares = {}
     if trainer.curriculum is not None:
         shares = {k: round(v, 4) for k, v in trainer.curriculum.shares().items()}
-    return {**result, "seed": seed, "arm": arm, "train_s": trainer.elapsed, "steps": trainer.global_step,
-            "final_shares": shares}
+    return {
+        **result,
+        "seed": seed,
+        "arm": arm,
+        "train_s": trainer.elapsed,
+        "steps": trainer.global_step,
+        "final_shares": shares,
+    }
 
 
 def histogram(values: list[int]) -> str:
@@ -141,20 +184,30 @@ def report(runs: dict, field: str) -> dict:
     for arm, rs in runs.items():
         episodes = [v for r in rs for v in r["reach"]]
         print(f"{arm:>10}: {field} reached per run (value:count) {histogram(episodes)}")
-        print(f"{'':>10}  per-seed mean {field}: {', '.join(f'{m:.2f}' for m in means[arm])}  "
-              f"(median {np.median(means[arm]):.2f})")
-        print(f"{'':>10}  per-seed clear rate: {', '.join(f'{c:.1%}' for c in clears[arm])}  "
-              f"(pooled {np.mean(clears[arm]):.1%}); {np.mean([r['steps'] for r in rs]):.3g} steps per run")
+        print(
+            f"{'':>10}  per-seed mean {field}: {', '.join(f'{m:.2f}' for m in means[arm])}  "
+            f"(median {np.median(means[arm]):.2f})"
+        )
+        print(
+            f"{'':>10}  per-seed clear rate: {', '.join(f'{c:.1%}' for c in clears[arm])}  "
+            f"(pooled {np.mean(clears[arm]):.1%}); {np.mean([r['steps'] for r in rs]):.3g} steps per run"
+        )
     verdict = "significant" if test.pvalue < 0.01 else "not significant"
-    print(f"Mann-Whitney U (per-seed mean {field}, curriculum > baseline): U = {test.statistic:.1f}, "
-          f"p = {test.pvalue:.4g} ({verdict} at p < 0.01; n = {len(means['curriculum'])} seeds per arm)")
+    print(
+        f"Mann-Whitney U (per-seed mean {field}, curriculum > baseline): U = {test.statistic:.1f}, "
+        f"p = {test.pvalue:.4g} ({verdict} at p < 0.01; n = {len(means['curriculum'])} seeds per arm)"
+    )
     return {"per_seed_mean": means, "per_seed_clear": clears, "u": float(test.statistic), "p": float(test.pvalue)}
 
 
 def main(argv=None) -> None:
     args = parse_args(argv)
-    for items, what in ((args.set, "--set"), (args.curriculum_set, "--curriculum-set"), (args.env_set, "--env-set"),
-                        (args.shaping, "--shaping")):
+    for items, what in (
+        (args.set, "--set"),
+        (args.curriculum_set, "--curriculum-set"),
+        (args.env_set, "--env-set"),
+        (args.shaping, "--shaping"),
+    ):
         pairs(items, what)  # a malformed pair fails here, before any training
     if args.jobs < 1 or args.seeds < 1 or args.minutes <= 0 or args.episodes < 1:
         raise SystemExit("--jobs, --seeds and --episodes must be at least 1, --minutes above 0")
@@ -162,27 +215,37 @@ def main(argv=None) -> None:
         raise SystemExit(f"--states FILE is needed for {args.env!r} (only gauntlet's set is built here)")
     if args.states is not None:
         load_state_set(args.states, registry.get(args.env))  # a bad file fails before any training
-    print(f"{args.env}: {args.seeds} seeds x (baseline, curriculum with {args.true:.0%} true starts), "
-          f"{args.minutes:g} minutes of training each, {args.episodes} evaluation runs per policy, "
-          f"{args.jobs} at once", flush=True)
+    print(
+        f"{args.env}: {args.seeds} seeds x (baseline, curriculum with {args.true:.0%} true starts), "
+        f"{args.minutes:g} minutes of training each, {args.episodes} evaluation runs per policy, "
+        f"{args.jobs} at once",
+        flush=True,
+    )
     seeds = range(args.first_seed, args.first_seed + args.seeds)
     results, built = {}, None
     start = time.perf_counter()
-    with tempfile.TemporaryDirectory() as folder, \
-            ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn")) as pool,
+    ):
         states = args.states
         if states is None:
             states = os.path.join(folder, "waves.npz")
             built = build_states(args, states)
-            print(f"state set: {built['states']} expert arrivals ({args.per_wave} per wave reached) in "
-                  f"{built['seconds']:.0f} s", flush=True)
+            print(
+                f"state set: {built['states']} expert arrivals ({args.per_wave} per wave reached) in "
+                f"{built['seconds']:.0f} s",
+                flush=True,
+            )
         futures = {pool.submit(run_arm, args, seed, arm, states): (seed, arm) for seed in seeds for arm in ARMS}
         for future in as_completed(futures):
             seed, arm = futures[future]
             result = results[seed, arm] = future.result()
-            print(f"  seed {seed} {arm:>10}: mean {result['field']} {np.mean(result['reach']):.2f}, clears "
-                  f"{np.mean(result['clear']):.1%}, {result['steps']:.3g} steps in {result['train_s']:.0f} s",
-                  flush=True)
+            print(
+                f"  seed {seed} {arm:>10}: mean {result['field']} {np.mean(result['reach']):.2f}, clears "
+                f"{np.mean(result['clear']):.1%}, {result['steps']:.3g} steps in {result['train_s']:.0f} s",
+                flush=True,
+            )
     runs = {arm: [results[seed, arm] for seed in seeds] for arm in ARMS}
     summary = report(runs, runs["baseline"][0]["field"])
     print(f"({time.perf_counter() - start:.0f} s in all)")

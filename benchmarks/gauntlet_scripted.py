@@ -37,43 +37,59 @@ def report(r: dict) -> list[str]:
     waves, n = r["waves"], r["episodes"]
     low, high = wilson_interval(r["clears"], n)
     m, a = r["metrics"], r["arrivals"]
-    lines = [f"{r['policy']}: {n} runs, clears {r['clears']} ({r['clears'] / n:.1%}, 95% Wilson [{low:.3f}, "
-             f"{high:.3f}]), deaths {r['deaths']}, timeouts {r['timeouts']}; wave reached: mean {waves.mean():.2f}, "
-             f"median {int(sorted(waves)[n // 2])}, max {waves.max()}; mean length {r['ticks']:.0f} ticks; "
-             f"{r['seconds']:.1f} s ({r['seconds'] / n * 1000:.1f} ms per run)",
-             f"  {'wave':>4} {'died':>5} {'reached':>8}   at arrival: {'hp':>5} {'prayer':>6} {'heals':>5} "
-             f"{'restores':>8} {'tick':>5}"]
+    lines = [
+        f"{r['policy']}: {n} runs, clears {r['clears']} ({r['clears'] / n:.1%}, 95% Wilson [{low:.3f}, "
+        f"{high:.3f}]), deaths {r['deaths']}, timeouts {r['timeouts']}; wave reached: mean {waves.mean():.2f}, "
+        f"median {int(sorted(waves)[n // 2])}, max {waves.max()}; mean length {r['ticks']:.0f} ticks; "
+        f"{r['seconds']:.1f} s ({r['seconds'] / n * 1000:.1f} ms per run)",
+        f"  {'wave':>4} {'died':>5} {'reached':>8}   at arrival: {'hp':>5} {'prayer':>6} {'heals':>5} "
+        f"{'restores':>8} {'tick':>5}",
+    ]
     ended = np.bincount(waves[~r["cleared"]], minlength=WAVES + 1)
     for w in range(int(np.flatnonzero(a["count"])[0]), WAVES + 1):
         if a["count"][w]:
-            lines.append(f"  {w:>4} {ended[w]:>5} {a['count'][w] / n:>8.1%}               {a['hp'][w]:>5.1f} "
-                         f"{a['pp'][w]:>6.1f} {a['heals'][w]:>5.2f} {a['restores'][w]:>8.2f} {a['tick'][w]:>5.0f}")
+            lines.append(
+                f"  {w:>4} {ended[w]:>5} {a['count'][w] / n:>8.1%}               {a['hp'][w]:>5.1f} "
+                f"{a['pp'][w]:>6.1f} {a['heals'][w]:>5.2f} {a['restores'][w]:>8.2f} {a['tick'][w]:>5.0f}"
+            )
     killers = {s: round(m[f"killed_by_{s}"] * n) for s in SOURCES}
     lines.append(f"  deaths by damage source: {killers}")
     lines.append("  deadliest phases: " + (", ".join(f"{p} {k}" for p, k in r["death_phases"].most_common(5)) or "-"))
-    lines.append(f"  per run: heals {m['heals_used']:.2f}, restores {m['restores_used']:.2f}, pillars lost "
-                 f"{m['pillars_lost']:.2f}, healers tagged {m['healers_tagged']:.2f} / killed "
-                 f"{m['healers_killed']:.2f}, lowest hp {m['lowest_hp']:.1f}")
+    lines.append(
+        f"  per run: heals {m['heals_used']:.2f}, restores {m['restores_used']:.2f}, pillars lost "
+        f"{m['pillars_lost']:.2f}, healers tagged {m['healers_tagged']:.2f} / killed "
+        f"{m['healers_killed']:.2f}, lowest hp {m['lowest_hp']:.1f}"
+    )
     return lines
 
 
 def passive_line(episodes: int, seed: int, config: dict) -> str:
     """The line printed for the player who never acts."""
     p = gauntlet_passive(episodes, seed, **config)
-    return f"passive (never acts): {p['episodes']} runs, " + ", ".join(
-        f"{label} {p[key]} ({p[key] / p['episodes']:.1%}, 95% Wilson [{lo:.3f}, {hi:.3f}])"
-        for label, key in (("time-outs", "timeouts"), ("unhurt", "unhurt"), ("first wave cleared for it", "cleared"))
-        for lo, hi in [wilson_interval(p[key], p["episodes"])]) + f"; mean length {p['ticks']:.0f} ticks"
+    return (
+        f"passive (never acts): {p['episodes']} runs, "
+        + ", ".join(
+            f"{label} {p[key]} ({p[key] / p['episodes']:.1%}, 95% Wilson [{lo:.3f}, {hi:.3f}])"
+            for label, key in (
+                ("time-outs", "timeouts"),
+                ("unhurt", "unhurt"),
+                ("first wave cleared for it", "cleared"),
+            )
+            for lo, hi in [wilson_interval(p[key], p["episodes"])]
+        )
+        + f"; mean length {p['ticks']:.0f} ticks"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", default=",".join(PLAYERS),
-                        help=f"comma-separated, from {', '.join(PLAYERS)} (default: all)")
+    parser.add_argument(
+        "--players", default=",".join(PLAYERS), help=f"comma-separated, from {', '.join(PLAYERS)} (default: all)"
+    )
     parser.add_argument("--episodes", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
     args, extra = parser.parse_known_args()
-    config = {k[len("--env."):]: v for k, v in zip(extra[::2], extra[1::2]) if k.startswith("--env.")}
+    config = {k[len("--env.") :]: v for k, v in zip(extra[::2], extra[1::2]) if k.startswith("--env.")}
     if len(config) * 2 != len(extra):
         parser.error(f"unexpected arguments {extra}; env overrides look like --env.KEY VALUE")
     players = [p for p in args.players.split(",") if p]

@@ -44,16 +44,20 @@ def main() -> None:
     parser.add_argument("--late", type=int, default=25, help="wave the late setup starts at")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
-    envs = {"gauntlet": BatchedEnv(get("gauntlet"), num_envs=args.envs, seed=0),
-            f"gauntlet@{args.late}": BatchedEnv(get("gauntlet"), num_envs=args.envs, seed=0),
-            "squared": BatchedEnv(get("squared"), num_envs=args.envs, seed=0)}
+    envs = {
+        "gauntlet": BatchedEnv(get("gauntlet"), num_envs=args.envs, seed=0),
+        f"gauntlet@{args.late}": BatchedEnv(get("gauntlet"), num_envs=args.envs, seed=0),
+        "squared": BatchedEnv(get("squared"), num_envs=args.envs, seed=0),
+    }
     late = worn_states(args.late, args.envs, seed=1)
     envs[f"gauntlet@{args.late}"].restore(None, late)
     envs[f"gauntlet@{args.late}"].set_reset_pool(late, 1.0)
     actions, wall, cpu = {}, {}, {}
     for name, env in envs.items():
-        actions[name] = [np.ascontiguousarray(rng.integers(0, env.heads.sizes, (env.rows, len(env.heads.sizes))),
-                                              np.int32) for _ in range(16)]
+        actions[name] = [
+            np.ascontiguousarray(rng.integers(0, env.heads.sizes, (env.rows, len(env.heads.sizes))), np.int32)
+            for _ in range(16)
+        ]
         rates(env, actions[name], 0.05)  # warm up
         wall[name], cpu[name] = [], []
     for _ in range(args.repeats):
@@ -63,8 +67,10 @@ def main() -> None:
             cpu[name].append(c)
     print(f"N={args.envs}, one thread, random actions, median of {args.repeats} alternating repeats")
     for name in envs:
-        print(f"{name:12} {statistics.median(wall[name]) / 1e6:6.3f} M agent-steps/s wall, "
-              f"{statistics.median(cpu[name]) / 1e6:6.3f} M per CPU second")
+        print(
+            f"{name:12} {statistics.median(wall[name]) / 1e6:6.3f} M agent-steps/s wall, "
+            f"{statistics.median(cpu[name]) / 1e6:6.3f} M per CPU second"
+        )
     for name in list(envs)[:2]:
         ratio = statistics.median(cpu[name]) / statistics.median(cpu["squared"])
         wall_rate, cpu_rate = statistics.median(wall[name]), statistics.median(cpu[name])

@@ -42,7 +42,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--runs", type=int, default=None, help="runs played (default: 2 * --per-wave)")
     args, extra = parser.parse_known_args()
-    overrides = {k[len("--env."):]: v for k, v in zip(extra[::2], extra[1::2]) if k.startswith("--env.")}
+    overrides = {k[len("--env.") :]: v for k, v in zip(extra[::2], extra[1::2]) if k.startswith("--env.")}
     if len(overrides) * 2 != len(extra):
         parser.error(f"unexpected arguments {extra}; env overrides look like --env.KEY VALUE")
     if args.player not in Gauntlet.scripted:
@@ -59,17 +59,31 @@ def main() -> None:
     records = arrival_states(args.per_wave, args.player, args.seed, runs, **config)
     seconds = time.perf_counter() - start
     waves = records["wave"].astype(np.int64)
-    save_state_set(out, Gauntlet, records, config, groups=waves, group_key="wave",
-                   extra={"player": args.player, "per_wave": args.per_wave, "seed": args.seed,
-                          "runs": runs, "arrivals": "the record on the tick the run reached the wave"})
+    save_state_set(
+        out,
+        Gauntlet,
+        records,
+        config,
+        groups=waves,
+        group_key="wave",
+        extra={
+            "player": args.player,
+            "per_wave": args.per_wave,
+            "seed": args.seed,
+            "runs": runs,
+            "arrivals": "the record on the tick the run reached the wave",
+        },
+    )
     saved = load_state_set(out, Gauntlet)  # read back: what a consumer will get
     print(f"{len(saved.records)} {args.player} arrival states in {seconds:.1f} s -> {out}")
     print(f"  {'wave':>4} {'states':>6} {'hp':>5} {'prayer':>6} {'heals':>5} {'restores':>8} {'tick':>5}")
     for w in range(1, WAVES + 1):
         at = saved.records[saved.groups == w]
         if len(at):
-            print(f"  {w:>4} {len(at):>6} {at['hp'].mean():>5.1f} {at['pp'].mean():>6.1f} {at['heals'].mean():>5.2f} "
-                  f"{at['restores'].mean():>8.2f} {at['tick'].mean():>5.0f}")
+            print(
+                f"  {w:>4} {len(at):>6} {at['hp'].mean():>5.1f} {at['pp'].mean():>6.1f} {at['heals'].mean():>5.2f} "
+                f"{at['restores'].mean():>8.2f} {at['tick'].mean():>5.0f}"
+            )
         else:
             print(f"  {w:>4} {0:>6}   (not reached)")
 

@@ -47,24 +47,28 @@ def _evaluate(folder: str, args, label: str, cache: bool = False) -> dict:
             result = json.load(f)
     else:
         model, tok = _load(folder)
-        result = evaluate(LineScorer(model, tok), args.episodes, EVAL_SEED, args.temperature, args.goal,
-                          days=args.days)
+        result = evaluate(LineScorer(model, tok), args.episodes, EVAL_SEED, args.temperature, args.goal, days=args.days)
         if cache:
             with atomic_file(saved, encoding="utf-8") as f:
                 json.dump(result, f)
     low, high = result["ci95"]
-    print(f"{label}: success {result['success_rate']:.3f} [{low:.3f}, {high:.3f}] over {result['episodes']} "
-          f"episodes; {result['tokens_per_s']:.0f} tokens/s read while playing, {result['decisions_per_s']:.1f} "
-          f"decisions/s ({result['seconds']:.0f} s)",
-          flush=True)
+    print(
+        f"{label}: success {result['success_rate']:.3f} [{low:.3f}, {high:.3f}] over {result['episodes']} "
+        f"episodes; {result['tokens_per_s']:.0f} tokens/s read while playing, {result['decisions_per_s']:.1f} "
+        f"decisions/s ({result['seconds']:.0f} s)",
+        flush=True,
+    )
     return result
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", default=f"runs/grpo_town-{time.strftime('%Y%m%d-%H%M%S')}")
-    p.add_argument("--base", help="a base model folder distilled before (e.g. OUT/base of an earlier run): skip "
-                   "distillation, and reuse its evaluation when one with the same settings is saved in it")
+    p.add_argument(
+        "--base",
+        help="a base model folder distilled before (e.g. OUT/base of an earlier run): skip "
+        "distillation, and reuse its evaluation when one with the same settings is saved in it",
+    )
     p.add_argument("--noise", type=float, default=0.3, help="the teacher's chance of a random legal action")
     p.add_argument("--goal", default="gathering")
     p.add_argument("--days", type=int, default=1)
@@ -94,39 +98,68 @@ def main() -> None:
         base = os.path.abspath(args.base)
         with open(os.path.join(base, "sparring.json"), encoding="utf-8") as f:
             report = json.load(f).get("distill", {})
-        print(f"base {base}: held-out action accuracy {report.get('held_out_accuracy', float('nan')):.3f}",
-              flush=True)
+        print(f"base {base}: held-out action accuracy {report.get('held_out_accuracy', float('nan')):.3f}", flush=True)
     else:
         base = os.path.join(args.out, "base")
-        report = distill(base, DistillConfig(teacher=f"scripted:planner_noisy:{args.noise:g}", goal=args.goal,
-                                             episodes=args.distill_episodes, steps=args.distill_steps,
-                                             hidden=args.hidden, layers=args.layers, heads=args.heads,
-                                             intermediate=int(2.7 * args.hidden), seed=args.seed),
-                         days=args.days)
-        print(f"distilled {report['parameters']} parameters from {report['teacher']} in {report['seconds']:.0f} s: "
-              f"held-out action accuracy {report['held_out_accuracy']:.3f} ({report['held_out_turns']} turns)",
-              flush=True)
+        report = distill(
+            base,
+            DistillConfig(
+                teacher=f"scripted:planner_noisy:{args.noise:g}",
+                goal=args.goal,
+                episodes=args.distill_episodes,
+                steps=args.distill_steps,
+                hidden=args.hidden,
+                layers=args.layers,
+                heads=args.heads,
+                intermediate=int(2.7 * args.hidden),
+                seed=args.seed,
+            ),
+            days=args.days,
+        )
+        print(
+            f"distilled {report['parameters']} parameters from {report['teacher']} in {report['seconds']:.0f} s: "
+            f"held-out action accuracy {report['held_out_accuracy']:.3f} ({report['held_out_turns']} turns)",
+            flush=True,
+        )
     before = _evaluate(base, args, "base (distilled)", cache=True)
-    cfg = GRPOConfig(group=args.group, groups=args.groups, temperature=args.temperature, lr=args.lr, kl=args.kl,
-                     iterations=10**6, minutes=args.grpo_minutes, shaping=args.shaping, goal=args.goal,
-                     seed=args.seed)
+    cfg = GRPOConfig(
+        group=args.group,
+        groups=args.groups,
+        temperature=args.temperature,
+        lr=args.lr,
+        kl=args.kl,
+        iterations=10**6,
+        minutes=args.grpo_minutes,
+        shaping=args.shaping,
+        goal=args.goal,
+        seed=args.seed,
+    )
     run_dir = os.path.join(args.out, "grpo")
     history = grpo(run_dir, base, cfg, log=main_log, days=args.days)
     after = _evaluate(Run(run_dir).model, args, "after GRPO")
     apart = before["ci95"][1] < after["ci95"][0] or after["ci95"][1] < before["ci95"][0]
     summary = {
-        "before": before, "after": after, "intervals_overlap": not apart, "iterations": len(history),
+        "before": before,
+        "after": after,
+        "intervals_overlap": not apart,
+        "iterations": len(history),
         "grpo_groups_per_min": float(np.median([h["groups_per_min"] for h in history])),
         "grpo_tokens_per_s": float(np.median([h["tokens_per_s"] for h in history])),
-        "plot": Run(run_dir).plot, "distill": report, "minutes": (time.perf_counter() - started) / 60,
+        "plot": Run(run_dir).plot,
+        "distill": report,
+        "minutes": (time.perf_counter() - started) / 60,
         "args": vars(args),
     }
     with open(os.path.join(args.out, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=1)
-    print(f"GRPO: {len(history)} iterations, {summary['grpo_groups_per_min']:.2f} groups/min, "
-          f"{summary['grpo_tokens_per_s']:.0f} tokens/s while sampling (medians); plot {summary['plot']}")
-    print(f"success {before['success_rate']:.3f} -> {after['success_rate']:.3f}; 95% intervals "
-          f"{'overlap' if not apart else 'do not overlap'}; total {summary['minutes']:.1f} min")
+    print(
+        f"GRPO: {len(history)} iterations, {summary['grpo_groups_per_min']:.2f} groups/min, "
+        f"{summary['grpo_tokens_per_s']:.0f} tokens/s while sampling (medians); plot {summary['plot']}"
+    )
+    print(
+        f"success {before['success_rate']:.3f} -> {after['success_rate']:.3f}; 95% intervals "
+        f"{'overlap' if not apart else 'do not overlap'}; total {summary['minutes']:.1f} min"
+    )
 
 
 if __name__ == "__main__":

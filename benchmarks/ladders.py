@@ -21,12 +21,18 @@ from sparring.kit.batch import BatchedEnv
 from sparring.kit.scripted_episodes import first_episodes
 
 # (stronger seat-1 opponent, its foresight, weaker seat-0 policy)
-DUEL_PAIRINGS = (("reactive", 0.0, "random"), ("tribrid", 0.0, "reactive"), ("robot", 0.0, "tribrid"),
-                 ("robot", 0.0, "random"), ("robot", 0.5, "robot"))
+DUEL_PAIRINGS = (
+    ("reactive", 0.0, "random"),
+    ("tribrid", 0.0, "reactive"),
+    ("robot", 0.0, "tribrid"),
+    ("robot", 0.0, "random"),
+    ("robot", 0.5, "robot"),
+)
 
 
-def duel_match(low: str, high: str, episodes: int, seed: int = 0, foresight: float = 0.0,
-               max_ticks: int | None = None) -> dict:
+def duel_match(
+    low: str, high: str, episodes: int, seed: int = 0, foresight: float = 0.0, max_ticks: int | None = None
+) -> dict:
     """Play ``episodes`` first episodes of duel tier ``high`` (seat 1, inside the env) against ``low`` (seat 0).
 
     Each env of a batch of ``episodes`` contributes its first episode, so short
@@ -52,8 +58,13 @@ def duel_match(low: str, high: str, episodes: int, seed: int = 0, foresight: flo
         open_ &= ~env.done
     names = list(Duel.metrics)
     low_won, draw, timeout = (metrics[:, names.index(n)] > 0.5 for n in ("win", "draw", "timed_out"))
-    return {"high": float(np.mean(~low_won & ~draw & ~timeout)), "low": float(np.mean(low_won)),
-            "draw": float(np.mean(draw)), "timeout": float(np.mean(timeout)), "ticks": float(ticks.mean())}
+    return {
+        "high": float(np.mean(~low_won & ~draw & ~timeout)),
+        "low": float(np.mean(low_won)),
+        "draw": float(np.mean(draw)),
+        "timeout": float(np.mean(timeout)),
+        "ticks": float(ticks.mean()),
+    }
 
 
 def duel_table(episodes: int, seed: int = 0) -> list[tuple[str, dict]]:
@@ -77,11 +88,16 @@ def serpent_fights(policy: str, episodes: int, seed: int = 0, **config) -> dict:
     names, metrics, phase = list(Serpent.metrics), played["metrics"], played["phase"]
     win, timed_out = metrics[:, names.index("win")] > 0.5, metrics[:, names.index("timed_out")] > 0.5
     died = ~win & ~timed_out
-    return {"policy": policy, "episodes": episodes, "kills": int(win.sum()), "deaths": int(died.sum()),
-            "timeouts": int(timed_out.sum()),
-            "kill_time": float(metrics[win, names.index("kill_time")].mean()) if win.any() else None,
-            "metrics": {n: float(metrics[:, k].mean()) for k, n in enumerate(names)},
-            "death_phases": Counter(Serpent.phases[p] for p in phase[died])}
+    return {
+        "policy": policy,
+        "episodes": episodes,
+        "kills": int(win.sum()),
+        "deaths": int(died.sum()),
+        "timeouts": int(timed_out.sum()),
+        "kill_time": float(metrics[win, names.index("kill_time")].mean()) if win.any() else None,
+        "metrics": {n: float(metrics[:, k].mean()) for k, n in enumerate(names)},
+        "death_phases": Counter(Serpent.phases[p] for p in phase[died]),
+    }
 
 
 def gauntlet_runs(policy: str, episodes: int, seed: int = 0, **config) -> dict:
@@ -128,13 +144,20 @@ def gauntlet_runs(policy: str, episodes: int, seed: int = 0, **config) -> dict:
     timed_out = metrics[:, names.index("timed_out")] > 0.5
     died = ~clear & ~timed_out
     means = sums / np.maximum(count, 1)
-    return {"policy": policy, "episodes": episodes, "clears": int(clear.sum()), "deaths": int(died.sum()),
-            "timeouts": int(timed_out.sum()), "waves": metrics[:, names.index("wave")].astype(np.int64),
-            "cleared": clear, "ticks": float(ticks.mean()),
-            "metrics": {n: float(metrics[:, k].mean()) for k, n in enumerate(names)},
-            "death_phases": Counter(Gauntlet.phases[p] for p in phase[died]),
-            "arrivals": {"count": count, **{field: means[f] for f, field in enumerate(fields)}},
-            "seconds": time.perf_counter() - start}
+    return {
+        "policy": policy,
+        "episodes": episodes,
+        "clears": int(clear.sum()),
+        "deaths": int(died.sum()),
+        "timeouts": int(timed_out.sum()),
+        "waves": metrics[:, names.index("wave")].astype(np.int64),
+        "cleared": clear,
+        "ticks": float(ticks.mean()),
+        "metrics": {n: float(metrics[:, k].mean()) for k, n in enumerate(names)},
+        "death_phases": Counter(Gauntlet.phases[p] for p in phase[died]),
+        "arrivals": {"count": count, **{field: means[f] for f, field in enumerate(fields)}},
+        "seconds": time.perf_counter() - start,
+    }
 
 
 def gauntlet_passive(episodes: int, seed: int = 0, **config) -> dict:
@@ -148,11 +171,15 @@ def gauntlet_passive(episodes: int, seed: int = 0, **config) -> dict:
     while not env.done.all():
         env.step(acts)
     names, metrics = list(Gauntlet.metrics), env.records["metrics"]
-    taken = metrics[:, names.index("taken_melee"):names.index("taken_melee") + 6].sum(1)
+    taken = metrics[:, names.index("taken_melee") : names.index("taken_melee") + 6].sum(1)
     first = int(env.config.start_wave)  # with start_spread 0, every run's first wave
-    return {"episodes": episodes, "timeouts": int((metrics[:, names.index("timed_out")] > 0.5).sum()),
-            "unhurt": int((taken == 0).sum()), "cleared": int((metrics[:, names.index("wave")] > first).sum()),
-            "ticks": float(env.records["tick"].mean())}
+    return {
+        "episodes": episodes,
+        "timeouts": int((metrics[:, names.index("timed_out")] > 0.5).sum()),
+        "unhurt": int((taken == 0).sum()),
+        "cleared": int((metrics[:, names.index("wave")] > first).sum()),
+        "ticks": float(env.records["tick"].mean()),
+    }
 
 
 def wave_table(waves: np.ndarray, total: int) -> list[tuple[int, int, float]]:

@@ -35,8 +35,9 @@ def town_prompts(count: int) -> list[str]:
     texts = []
     while len(texts) < count:
         for agent in range(env.num_agents):
-            texts.append(env.describe(0, agent) + "\nLegal actions:\n" + legal_actions_text(env.records[0], env.cfg,
-                                                                                            agent))
+            texts.append(
+                env.describe(0, agent) + "\nLegal actions:\n" + legal_actions_text(env.records[0], env.cfg, agent)
+            )
         env.step(env.scripted_actions("planner"))
     return texts[:count]
 
@@ -61,10 +62,12 @@ def main() -> None:
     params = sum(p.numel() for p in model.model.parameters())
     convs = [[{"role": "user", "content": p}] for p in prompts]
     prompt_len = np.mean([len(model.prompt_ids(c)) for c in convs])
-    print(f"small model: {params / 1e6:.2f} M parameters, {len(model.tokenizer)} tokens, context {model.context}; "
-          f"prompts average "
-          f"{prompt_len:.0f} tokens; {new_tokens} new tokens each; torch threads {torch.get_num_threads()}; "
-          f"median of {repeats}")
+    print(
+        f"small model: {params / 1e6:.2f} M parameters, {len(model.tokenizer)} tokens, context {model.context}; "
+        f"prompts average "
+        f"{prompt_len:.0f} tokens; {new_tokens} new tokens each; torch threads {torch.get_num_threads()}; "
+        f"median of {repeats}"
+    )
     model.chat(convs[:2], 4)  # warm-up
 
     def direct(batch: int):
@@ -75,9 +78,19 @@ def main() -> None:
         results[f"direct, batch {b}"] = rate(direct(b), repeats)
         print(f"  direct, batch {b}: {results[f'direct, batch {b}']:.1f} tokens/s", flush=True)
     limits = ServeLimits(max_tokens=new_tokens, max_prompt_tokens=model.context - new_tokens)
-    with BackgroundServer(make_app(model, "small", limits=limits)) as server, \
-            OpenAIBrain(server.url, "small", lambda text, batch, i: 0, 0, system="", max_tokens=new_tokens,
-                        concurrency=8, timeout=120) as brain:
+    with (
+        BackgroundServer(make_app(model, "small", limits=limits)) as server,
+        OpenAIBrain(
+            server.url,
+            "small",
+            lambda text, batch, i: 0,
+            0,
+            system="",
+            max_tokens=new_tokens,
+            concurrency=8,
+            timeout=120,
+        ) as brain,
+    ):
         batch = Observations(np.arange(8), prompts[:8], np.zeros((8, 1)), np.ones((8, 1), bool), (1,))
 
         def served():

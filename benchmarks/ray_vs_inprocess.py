@@ -42,9 +42,18 @@ from sparring.train.vec_ray import init_ray
 def learn(vec: str, seed: int, envs: int, workers: int, updates: int) -> tuple[list, float, float]:
     """(train/sps of each iteration but the first, success rate after the budget, wall seconds incl. start-up)."""
     start = time.perf_counter()
-    cfg = make_train_config(registry.get("squared"), {"num_envs": envs, "horizon": 32, "steps": envs * 32 * updates,
-                                                      "minibatch_size": 4096, "vec": vec, "workers": workers,
-                                                      "seed": seed})
+    cfg = make_train_config(
+        registry.get("squared"),
+        {
+            "num_envs": envs,
+            "horizon": 32,
+            "steps": envs * 32 * updates,
+            "minibatch_size": 4096,
+            "vec": vec,
+            "workers": workers,
+            "seed": seed,
+        },
+    )
     trainer = Trainer("squared", cfg)
     try:
         rates = []
@@ -69,28 +78,37 @@ def main() -> None:
     init_ray(args.ray_address, args.workers)
     for name, extra in (("squared", ""), ("duel", ",opponent=robot")):
         a = f"num_envs={args.envs}{extra}"
-        print(format_compare(compare(name, a, f"{a},vec=ray,workers={args.workers}", repeats=args.repeats,
-                                     seconds=0.5)), flush=True)
+        print(
+            format_compare(compare(name, a, f"{a},vec=ray,workers={args.workers}", repeats=args.repeats, seconds=0.5)),
+            flush=True,
+        )
     runs = {"inprocess": [], "ray": []}
     for seed in range(args.seeds):
         for vec in runs:  # interleaved: machine drift hits both
             runs[vec].append(learn(vec, seed, args.envs, args.workers, args.updates))
             sps, success, wall = runs[vec][-1]
-            print(f"  {vec:<9} seed {seed}: {statistics.median(sps) / 1e3:.1f} K steps/s, success {success:.3f}, "
-                  f"{wall:.1f} s", flush=True)
+            print(
+                f"  {vec:<9} seed {seed}: {statistics.median(sps) / 1e3:.1f} K steps/s, success {success:.3f}, "
+                f"{wall:.1f} s",
+                flush=True,
+            )
     rates = {vec: np.concatenate([r[0] for r in rows]) for vec, rows in runs.items()}
     for vec, rows in runs.items():
         success, wall, sps = np.array([r[1] for r in rows]), np.array([r[2] for r in rows]), rates[vec]
         lo, hi = bootstrap_ci(success)
-        print(f"PPO squared {args.envs} envs x {args.updates} updates, {vec:<9}: median {np.median(sps) / 1e3:.1f} K "
-              f"steps/s, success {success.mean():.3f} [95% CI {lo:.3f}, {hi:.3f}], median wall {np.median(wall):.1f} s")
+        print(
+            f"PPO squared {args.envs} envs x {args.updates} updates, {vec:<9}: median {np.median(sps) / 1e3:.1f} K "
+            f"steps/s, success {success.mean():.3f} [95% CI {lo:.3f}, {hi:.3f}], median wall {np.median(wall):.1f} s"
+        )
     ratio = np.median(rates["ray"]) / np.median(rates["inprocess"])
     p_sps = two_sample_p(rates["ray"], rates["inprocess"], "mannwhitney")
     same = all(a[1] == b[1] for a, b in zip(runs["inprocess"], runs["ray"]))
     successes = [[r[1] for r in runs[vec]] for vec in ("ray", "inprocess")]
     p = two_sample_p(*successes) if args.seeds >= 2 else float("nan")
-    print(f"PPO throughput ray/in-process {ratio:.2f}x over {len(rates['ray'])} iterations each (Mann-Whitney p "
-          f"{p_sps:.3g}); success identical seed for seed: {same}; Welch p of success {p:.3g}")
+    print(
+        f"PPO throughput ray/in-process {ratio:.2f}x over {len(rates['ray'])} iterations each (Mann-Whitney p "
+        f"{p_sps:.3g}); success identical seed for seed: {same}; Welch p of success {p:.3g}"
+    )
 
 
 if __name__ == "__main__":

@@ -42,8 +42,10 @@ def main() -> None:
     envs, actions, wall, cpu = {}, {}, {}, {}
     for name in ("serpent", "squared"):
         envs[name] = env = BatchedEnv(get(name), num_envs=args.envs, seed=0)
-        actions[name] = [np.ascontiguousarray(rng.integers(0, env.heads.sizes, (env.rows, len(env.heads.sizes))),
-                                              np.int32) for _ in range(16)]
+        actions[name] = [
+            np.ascontiguousarray(rng.integers(0, env.heads.sizes, (env.rows, len(env.heads.sizes))), np.int32)
+            for _ in range(16)
+        ]
         rates(env, actions[name], 0.05)  # warm up
         wall[name], cpu[name] = [], []
     for _ in range(args.repeats):
@@ -53,8 +55,10 @@ def main() -> None:
             cpu[name].append(c)
     print(f"N={args.envs}, one thread, random actions, median of {args.repeats} alternating repeats")
     for name in envs:
-        print(f"{name:8} {statistics.median(wall[name]) / 1e6:6.2f} M agent-steps/s wall, "
-              f"{statistics.median(cpu[name]) / 1e6:6.2f} M per CPU second")
+        print(
+            f"{name:8} {statistics.median(wall[name]) / 1e6:6.2f} M agent-steps/s wall, "
+            f"{statistics.median(cpu[name]) / 1e6:6.2f} M per CPU second"
+        )
     ratio = statistics.median(cpu["serpent"]) / statistics.median(cpu["squared"])
     wall_rate, cpu_rate = statistics.median(wall["serpent"]), statistics.median(cpu["serpent"])
     verdict = "met" if wall_rate >= 1e6 else "met in CPU time only" if cpu_rate >= 1e6 else "NOT met"

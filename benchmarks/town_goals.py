@@ -26,14 +26,19 @@ def play(spec: str, towns: int, seed: int, greedy: bool = False, **config) -> di
     """Play ``towns`` episodes of `town` with every character on brain ``spec``; per-character outcomes."""
     env = sparring.make("town", num_envs=towns, seed=seed, autoreset=False, **config)
     player = make_player(spec, env, seed, greedy)
-    learners = env.learner_rows[:env.num_agents]
+    learners = env.learner_rows[: env.num_agents]
     rows = np.arange(env.rows)
     while not env.done.all():
         env.step(player.act(env, rows))
     rec = env.records
-    return {"brain": spec, "goal_done": rec["goal_done"][:, learners].ravel().astype(bool),
-            "standing": rec["alive"][:, learners].ravel().astype(bool), "goal": rec["goal"][:, learners].ravel(),
-            "trades": float(rec["metrics"][:, 3].mean()), "gini": float(rec["metrics"][:, 7].mean())}
+    return {
+        "brain": spec,
+        "goal_done": rec["goal_done"][:, learners].ravel().astype(bool),
+        "standing": rec["alive"][:, learners].ravel().astype(bool),
+        "goal": rec["goal"][:, learners].ravel(),
+        "trades": float(rec["metrics"][:, 3].mean()),
+        "gini": float(rec["metrics"][:, 7].mean()),
+    }
 
 
 def summary(out: dict) -> str:
@@ -42,11 +47,16 @@ def summary(out: dict) -> str:
     done, standing = int(out["goal_done"].sum()), int(out["standing"].sum())
     lo, hi = wilson_interval(done, n)
     slo, shi = wilson_interval(standing, n)
-    per_goal = ", ".join(f"{name} {out['goal_done'][out['goal'] == g].mean():.2f}"
-                         for g, name in enumerate(GOAL_NAMES) if (out["goal"] == g).any())
-    return (f"{out['brain']:<24} goals {done}/{n} = {done / n:.3f} [{lo:.3f}, {hi:.3f}]  "
-            f"standing {standing / n:.3f} [{slo:.3f}, {shi:.3f}]  ({per_goal}; trades/town {out['trades']:.1f}, "
-            f"coin gini {out['gini']:.2f})")
+    per_goal = ", ".join(
+        f"{name} {out['goal_done'][out['goal'] == g].mean():.2f}"
+        for g, name in enumerate(GOAL_NAMES)
+        if (out["goal"] == g).any()
+    )
+    return (
+        f"{out['brain']:<24} goals {done}/{n} = {done / n:.3f} [{lo:.3f}, {hi:.3f}]  "
+        f"standing {standing / n:.3f} [{slo:.3f}, {shi:.3f}]  ({per_goal}; trades/town {out['trades']:.1f}, "
+        f"coin gini {out['gini']:.2f})"
+    )
 
 
 def main() -> None:
@@ -68,8 +78,10 @@ def main() -> None:
     for other in results[1:]:
         lo, hi = wilson_interval(int(other["goal_done"].sum()), len(other["goal_done"]))
         verdict = "better" if lo > b_hi else "worse" if hi < b_lo else "not separable"
-        print(f"{other['brain']} vs {base['brain']}: {verdict} (95% intervals "
-              f"{'overlap' if verdict == 'not separable' else 'disjoint'})")
+        print(
+            f"{other['brain']} vs {base['brain']}: {verdict} (95% intervals "
+            f"{'overlap' if verdict == 'not separable' else 'disjoint'})"
+        )
 
 
 if __name__ == "__main__":

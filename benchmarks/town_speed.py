@@ -41,9 +41,11 @@ def main() -> None:
     town = sparring.make("town", num_envs=args.towns, seed=0)
     random_pool = [rng.integers(0, town.heads.total, (town.rows, 1)).astype(np.int32) for _ in range(16)]
     square_pool = [rng.integers(0, 5, (squared.rows, 1)).astype(np.int32) for _ in range(16)]
-    runs = {"squared, random": (squared, lambda e: square_pool[rng.integers(16)]),
-            "town, random ids": (town, lambda e: random_pool[rng.integers(16)]),
-            "town, planner's legal choices": (town, lambda e: e.scripted_actions("planner"))}
+    runs = {
+        "squared, random": (squared, lambda e: square_pool[rng.integers(16)]),
+        "town, random ids": (town, lambda e: random_pool[rng.integers(16)]),
+        "town, planner's legal choices": (town, lambda e: e.scripted_actions("planner")),
+    }
     for env, pick in runs.values():
         timed_steps(env, pick, 3)  # compile and warm up
     rates = {name: [] for name in runs}
@@ -54,8 +56,10 @@ def main() -> None:
     print(f"agent-steps/s at {args.towns} envs, one core, median of {args.repeats} x {args.steps} steps")
     for name, values in rates.items():
         med = statistics.median(values)
-        print(f"  {name:<30} {med / 1e6:7.2f} M  (min {min(values) / 1e6:.2f}, max {max(values) / 1e6:.2f})  "
-              f"{med / ref:.3f} x squared")
+        print(
+            f"  {name:<30} {med / 1e6:7.2f} M  (min {min(values) / 1e6:.2f}, max {max(values) / 1e6:.2f})  "
+            f"{med / ref:.3f} x squared"
+        )
 
 
 if __name__ == "__main__":

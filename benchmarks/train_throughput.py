@@ -31,16 +31,20 @@ POLICIES = [
 
 def training_rate(policy: dict, envs: int, iterations: int, threads: int) -> dict:
     """Median steps/s and the rollout/update split of PPO iterations with this policy."""
-    cfg = make_train_config(None, {"num_envs": envs, "threads": threads, "steps": 10**12, "anneal_lr": False,
-                                   **policy})
+    cfg = make_train_config(None, {"num_envs": envs, "threads": threads, "steps": 10**12, "anneal_lr": False, **policy})
     trainer = Trainer("squared", cfg)
     params = sum(p.numel() for p in trainer.policy.parameters())
     trainer.iterate()
     runs = [trainer.iterate() for _ in range(iterations)]
     median = statistics.median(r["train/sps"] for r in runs)
-    return {"recurrence": cfg.recurrence, "params": params, "sps": median,
-            "rollout_s": statistics.median(r["perf/rollout_s"] for r in runs),
-            "update_s": statistics.median(r["perf/update_s"] for r in runs), "batch": trainer.batch_size}
+    return {
+        "recurrence": cfg.recurrence,
+        "params": params,
+        "sps": median,
+        "rollout_s": statistics.median(r["perf/rollout_s"] for r in runs),
+        "update_s": statistics.median(r["perf/update_s"] for r in runs),
+        "batch": trainer.batch_size,
+    }
 
 
 def main() -> None:
@@ -54,10 +58,13 @@ def main() -> None:
     print(f"squared env alone, random actions, {args.envs} envs: {env_rate / 1e6:.1f} M agent-steps/s (same process)")
     for name, policy in POLICIES:
         r = training_rate(policy, args.envs, args.iterations, args.threads)
-        print(f"PPO {name:<23} {r['params'] / 1e3:6.1f}K params: {r['sps'] / 1e3:6.1f} K steps/s "
-              f"(batch {r['batch']}: rollout {r['rollout_s']:.2f} s + update {r['update_s']:.2f} s); "
-              f"{r['sps'] / env_rate:.4f}x the env alone; vs PufferLib's {PUFFERLIB[r['recurrence']] / 1e3:.0f} K: "
-              f"{r['sps'] / PUFFERLIB[r['recurrence']]:.2f}x", flush=True)
+        print(
+            f"PPO {name:<23} {r['params'] / 1e3:6.1f}K params: {r['sps'] / 1e3:6.1f} K steps/s "
+            f"(batch {r['batch']}: rollout {r['rollout_s']:.2f} s + update {r['update_s']:.2f} s); "
+            f"{r['sps'] / env_rate:.4f}x the env alone; vs PufferLib's {PUFFERLIB[r['recurrence']] / 1e3:.0f} K: "
+            f"{r['sps'] / PUFFERLIB[r['recurrence']]:.2f}x",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

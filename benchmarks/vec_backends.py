@@ -32,8 +32,7 @@ CASES = [("squared", {}), ("duel", {"opponent": "robot"})]
 def step_rate(env, seconds: float) -> float:
     """Env-steps/s of ``env.step`` with random actions over about ``seconds`` (after a warm-up)."""
     rng = np.random.default_rng(0)
-    pool = [rng.integers(0, env.heads.sizes, size=(env.rows, len(env.heads.sizes))).astype(np.int32)
-            for _ in range(16)]
+    pool = [rng.integers(0, env.heads.sizes, size=(env.rows, len(env.heads.sizes))).astype(np.int32) for _ in range(16)]
     for acts in pool:
         env.step(acts)
     ticks, start = 0, time.perf_counter()
@@ -47,8 +46,10 @@ def step_rate(env, seconds: float) -> float:
 def train_rate(vec: str, envs: int, workers: int, iterations: int) -> float:
     """Median learner agent-steps/s of PPO iterations on duel vs robot with backend ``vec``."""
     # env_anneal off: duel's shaping fade needs the in-process backend, and only throughput is compared here
-    cfg = make_train_config(registry.get("duel"), {"num_envs": envs, "steps": 10**12, "anneal_lr": False,
-                                                   "vec": vec, "workers": workers, "env_anneal": ""})
+    cfg = make_train_config(
+        registry.get("duel"),
+        {"num_envs": envs, "steps": 10**12, "anneal_lr": False, "vec": vec, "workers": workers, "env_anneal": ""},
+    )
     trainer = Trainer("duel", cfg, opponent="robot")
     try:
         trainer.iterate()
@@ -70,12 +71,17 @@ def main() -> None:
         inproc = step_rate(BatchedEnv(cls, args.envs, **config), args.seconds)
         with MultiprocessEnv(cls, args.envs, workers=args.workers, **config) as env:
             multi = step_rate(env, args.seconds)
-        print(f"{name:<8} {str(config):<22} env stepping, {args.envs} envs: in-process {inproc / 1e3:8.1f} K/s, "
-              f"multiprocess W={args.workers} {multi / 1e3:8.1f} K/s, ratio {multi / inproc:.2f}x", flush=True)
+        print(
+            f"{name:<8} {str(config):<22} env stepping, {args.envs} envs: in-process {inproc / 1e3:8.1f} K/s, "
+            f"multiprocess W={args.workers} {multi / 1e3:8.1f} K/s, ratio {multi / inproc:.2f}x",
+            flush=True,
+        )
     inproc = train_rate("inprocess", args.envs, args.workers, args.iterations)
     multi = train_rate("multiprocess", args.envs, args.workers, args.iterations)
-    print(f"PPO on duel vs robot, {args.envs} envs: in-process {inproc / 1e3:.1f} K steps/s, "
-          f"multiprocess W={args.workers} {multi / 1e3:.1f} K steps/s, ratio {multi / inproc:.2f}x")
+    print(
+        f"PPO on duel vs robot, {args.envs} envs: in-process {inproc / 1e3:.1f} K steps/s, "
+        f"multiprocess W={args.workers} {multi / 1e3:.1f} K steps/s, ratio {multi / inproc:.2f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -58,6 +58,7 @@ def test_envs_import_only_the_kit_and_their_own_folder():
         if _package(a) != "envs" or _package(b) == "kit":
             return False
         return a.split(".")[:3] != b.split(".")[:3]
+
     assert _edges(bad) == []
 
 
@@ -78,7 +79,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str]:
         stack.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == "open":
-                return stack[stack.index(nxt):] + [nxt]
+                return stack[stack.index(nxt) :] + [nxt]
             if nxt not in state and (found := visit(nxt)):
                 return found
         state[node] = "done"
@@ -108,5 +109,6 @@ def test_no_import_loops(level):
 def test_the_rules_see_real_imports():
     """The test reads the code it guards: a known edge is found (else every rule above passes vacuously)."""
     assert "sparring.kit" in GRAPH["sparring.envs.squared.env"] or any(
-        b.startswith("sparring.kit") for b in GRAPH["sparring.envs.squared.env"])
+        b.startswith("sparring.kit") for b in GRAPH["sparring.envs.squared.env"]
+    )
     assert any(_package(b) == "players" for b in GRAPH["sparring.evaluate.play"])

@@ -27,10 +27,30 @@ from tests.kit.trust_fuzz import reached_states
 from tests.record.conftest import record
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TINY = {"num_envs": 8, "horizon": 8, "minibatch_size": 64, "hidden": 16, "threads": 1, "steps": 128,
-        "eval_episodes": 0, "tensorboard": False}
-SMALL = ["--train.num_envs", "2", "--train.horizon", "8", "--train.minibatch_size", "16", "--train.hidden", "8",
-         "--train.threads", "1", "--train.eval_episodes", "0"]
+TINY = {
+    "num_envs": 8,
+    "horizon": 8,
+    "minibatch_size": 64,
+    "hidden": 16,
+    "threads": 1,
+    "steps": 128,
+    "eval_episodes": 0,
+    "tensorboard": False,
+}
+SMALL = [
+    "--train.num_envs",
+    "2",
+    "--train.horizon",
+    "8",
+    "--train.minibatch_size",
+    "16",
+    "--train.hidden",
+    "8",
+    "--train.threads",
+    "1",
+    "--train.eval_episodes",
+    "0",
+]
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +68,9 @@ def good(tmp_path_factory):
     for env in ("serpent", "gauntlet"):
         Explorer(env, num_envs=2, seed=0, segment=10).run(60).archive.save(str(root / f"{env}-archive"), {"steps": 60})
     cls = registry.get("squared")
-    save_state_set(root / "squared.npz", cls, reached_states(cls, 0, steps=20, num_envs=4)[:8],
-                   BatchedEnv(cls).config.__dict__)
+    save_state_set(
+        root / "squared.npz", cls, reached_states(cls, 0, steps=20, num_envs=4)[:8], BatchedEnv(cls).config.__dict__
+    )
     return root
 
 
@@ -57,26 +78,80 @@ def good(tmp_path_factory):
 CASES = [
     ("checkpoint", "run", "target", 10**8, 0, ["train", "--resume", "{file}"]),  # the case
     ("checkpoint", "run", "phase", 7, 5, ["train", "--resume", "{file}"]),
-    ("recording", "squared.parquet", "target", 10**8, None, ["fork", "{file}", "--episode", "0", "--tick", "0",
-                                                            "--policy", "random", "--out", "{out}/f.parquet"]),
-    ("recording", "duel.parquet", "gear", -1, None, ["fork", "{file}", "--episode", "0", "--tick", "0", "--policy",
-                                                     "random", "--out", "{out}/f.parquet"]),
-    ("recording", "town.parquet", "last", 99999, None, ["fork", "{file}", "--episode", "0", "--tick", "0",
-                                                        "--policy", "random", "--out", "{out}/f.parquet"]),
-    ("archive", "serpent-archive", "rotation", 10**8, None, ["explore", "serpent", "--resume", "{file}", "--steps",
-                                                             "40", "--num-envs", "2", "--json"]),  # the issue's
-    ("archive", "serpent-archive", "row", 10**8, None, ["explore", "serpent", "--resume", "{file}", "--steps", "40",
-                                                        "--num-envs", "2", "--json"]),
-    ("archive", "gauntlet-archive", "m_type", 100, 0, ["train", "gauntlet", "--steps", "32", "--runs", "{out}",
-                                                       "--train.archive_fraction", "0.5", "--train.archive_start",
-                                                       "{file}", *SMALL]),
-    ("states", "squared.npz", "rng", 0, 3, ["train", "squared", "--steps", "32", "--runs", "{out}",
-                                            "--train.curriculum", "states:{file}", *SMALL]),
+    (
+        "recording",
+        "squared.parquet",
+        "target",
+        10**8,
+        None,
+        ["fork", "{file}", "--episode", "0", "--tick", "0", "--policy", "random", "--out", "{out}/f.parquet"],
+    ),
+    (
+        "recording",
+        "duel.parquet",
+        "gear",
+        -1,
+        None,
+        ["fork", "{file}", "--episode", "0", "--tick", "0", "--policy", "random", "--out", "{out}/f.parquet"],
+    ),
+    (
+        "recording",
+        "town.parquet",
+        "last",
+        99999,
+        None,
+        ["fork", "{file}", "--episode", "0", "--tick", "0", "--policy", "random", "--out", "{out}/f.parquet"],
+    ),
+    (
+        "archive",
+        "serpent-archive",
+        "rotation",
+        10**8,
+        None,
+        ["explore", "serpent", "--resume", "{file}", "--steps", "40", "--num-envs", "2", "--json"],
+    ),  # the issue's
+    (
+        "archive",
+        "serpent-archive",
+        "row",
+        10**8,
+        None,
+        ["explore", "serpent", "--resume", "{file}", "--steps", "40", "--num-envs", "2", "--json"],
+    ),
+    (
+        "archive",
+        "gauntlet-archive",
+        "m_type",
+        100,
+        0,
+        [
+            "train",
+            "gauntlet",
+            "--steps",
+            "32",
+            "--runs",
+            "{out}",
+            "--train.archive_fraction",
+            "0.5",
+            "--train.archive_start",
+            "{file}",
+            *SMALL,
+        ],
+    ),
+    (
+        "states",
+        "squared.npz",
+        "rng",
+        0,
+        3,
+        ["train", "squared", "--steps", "32", "--runs", "{out}", "--train.curriculum", "states:{file}", *SMALL],
+    ),
 ]
 
 
-@pytest.mark.parametrize("kind, name, field, value, index, argv", CASES,
-                         ids=[f"{c[0]}-{c[1].split('.')[0]}-{c[2]}" for c in CASES])
+@pytest.mark.parametrize(
+    "kind, name, field, value, index, argv", CASES, ids=[f"{c[0]}-{c[1].split('.')[0]}-{c[2]}" for c in CASES]
+)
 def test_a_planted_state_value_is_one_line_and_exit_2(good, tmp_path, kind, name, field, value, index, argv):
     work = tmp_path / name
     (shutil.copytree if os.path.isdir(good / name) else shutil.copy)(good / name, work)
@@ -84,8 +159,9 @@ def test_a_planted_state_value_is_one_line_and_exit_2(good, tmp_path, kind, name
     out = tmp_path / "out"
     command = [a.format(file=work, out=out) for a in argv]
     env = {**os.environ, "PYTHONPATH": ROOT}
-    done = subprocess.run([sys.executable, "-m", "sparring", *command], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "sparring", *command], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+    )
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2, (command, done.returncode, done.stderr[-1500:])  # a crash would be -11
     assert len(lines) == 1 and lines[0].startswith("sparring: "), lines
@@ -117,8 +193,11 @@ def test_grpo_start_states_refuse_a_planted_recording_or_archive(good, tmp_path)
 
     shutil.copy(good / "town.parquet", tmp_path / "town.parquet")
     trust_plant.recording(str(tmp_path / "town.parquet"), "slots", 64)
-    with pytest.raises(BadState, match=r"town.parquet: episode 0 tick 0: town state field slots\[0, 0\] is 64; "
-                                       r"valid: -1..7"):
+    with pytest.raises(
+        BadState,
+        match=r"town.parquet: episode 0 tick 0: town state field slots\[0, 0\] is 64; "
+        r"valid: -1..7",
+    ):
         StartStates(f"recording:{tmp_path / 'town.parquet'}", "town", {})
     Explorer("town", num_envs=2, seed=0, segment=10).run(40).archive.save(str(tmp_path / "arch"), {})
     trust_plant.archive(str(tmp_path / "arch"), "needs", float("nan"), None)

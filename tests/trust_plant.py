@@ -57,12 +57,13 @@ def recording(path: str, field: str, value, index: int | None = None) -> str:
     env_cls = registry.get(json.loads(table.schema.metadata[b"sparring.env"]))
     dtype = env_cls.record_dtype
     state = table["state"].combine_chunks()
-    raw = np.frombuffer(state.buffers()[1], np.uint8)[state.offset * dtype.itemsize:][:len(state) * dtype.itemsize]
+    raw = np.frombuffer(state.buffers()[1], np.uint8)[state.offset * dtype.itemsize :][: len(state) * dtype.itemsize]
     records = plant(raw.copy().view(dtype), field, value, index)
     column = pa.FixedSizeBinaryArray.from_buffers(state.type, len(state), [None, pa.py_buffer(records.tobytes())])
     i = table.schema.get_field_index("state")
-    pq.write_table(table.set_column(i, table.schema.field(i), column), path, compression="zstd",
-                   write_page_checksum=True)
+    pq.write_table(
+        table.set_column(i, table.schema.field(i), column), path, compression="zstd", write_page_checksum=True
+    )
     return path
 
 

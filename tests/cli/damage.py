@@ -18,11 +18,12 @@ from sparring.kit.files import arrays_checksum, file_checksum
 BYTES = {
     "empty": lambda d: b"",
     "cut-to-1": lambda d: d[:1],
-    "cut-half": lambda d: d[:len(d) // 2],
+    "cut-half": lambda d: d[: len(d) // 2],
     "cut-last-byte": lambda d: d[:-1],
     "garble-head": lambda d: b"\xff" * 16 + d[16:],
-    "garble-middle": lambda d: d[:len(d) // 2] + bytes(b ^ 0x5A for b in d[len(d) // 2:len(d) // 2 + 8])
-    + d[len(d) // 2 + 8:],
+    "garble-middle": lambda d: (
+        d[: len(d) // 2] + bytes(b ^ 0x5A for b in d[len(d) // 2 : len(d) // 2 + 8]) + d[len(d) // 2 + 8 :]
+    ),
     "garble-tail": lambda d: d[:-16] + bytes(b ^ 0x5A for b in d[-16:]),
 }
 # the ones a reader notices without a checksum (a file written before checksums existed)
@@ -31,12 +32,14 @@ STRUCTURAL = ("empty", "cut-half", "garble-head")
 
 def rewrite_bytes(name: str, how):
     """A damage: the file ``name`` of the folder rewritten as ``how(its bytes)``."""
+
     def damage(folder):
         path = os.path.join(folder, name)
         with open(path, "rb") as fh:
             data = fh.read()
         with open(path, "wb") as fh:
             fh.write(how(data))
+
     return damage
 
 
@@ -47,31 +50,38 @@ def remove(name: str):
 
 def edit_json(name: str, edit):
     """A damage: the JSON file ``name`` replaced by ``edit(its value)`` (a str result is written as it is)."""
+
     def damage(folder):
         path = os.path.join(folder, name)
         with open(path) as fh:
             value = edit(json.load(fh))
         with open(path, "w") as fh:
             fh.write(value if isinstance(value, str) else json.dumps(value))
+
     return damage
 
 
 def without_checksums(damage):
     """``damage`` applied to a checkpoint whose meta.json has no checksums (as written before they existed)."""
+
     def apply(folder):
         edit_json("meta.json", lambda meta: {k: v for k, v in meta.items() if k != "checksums"})(folder)
         damage(folder)
+
     return apply
 
 
 def resealed(name: str, damage):
     """``damage`` to ``name``, then its checksum in meta.json recomputed: a file written that way (e.g. by a run
     whose training diverged), or crafted by someone who knows the format."""
+
     def apply(folder):
         damage(folder)
-        edit_json("meta.json", lambda meta: {**meta, "checksums": {**meta["checksums"],
-                                                                    name: file_checksum(os.path.join(folder, name))}})(
-            folder)
+        edit_json(
+            "meta.json",
+            lambda meta: {**meta, "checksums": {**meta["checksums"], name: file_checksum(os.path.join(folder, name))}},
+        )(folder)
+
     return apply
 
 
@@ -87,6 +97,7 @@ def drop_key(key):
 
 def rewrite_recording(name: str, metadata=None, table=None):
     """A damage: the recording ``name`` rewritten (valid Parquet) with ``metadata(kv)`` and ``table(table)``."""
+
     def damage(folder):
         path = os.path.join(folder, name)
         data = pq.read_table(path)
@@ -96,22 +107,27 @@ def rewrite_recording(name: str, metadata=None, table=None):
         if metadata is not None:
             kv = metadata(kv)
         pq.write_table(data.replace_schema_metadata(kv), path)
+
     return damage
 
 
 def meta_value(key: str, text: bytes):
     """A recording metadata edit: the value of ``sparring.<key>`` set to the bytes ``text`` (None: removed)."""
+
     def edit(kv):
         kv = {k: v for k, v in kv.items() if k != f"sparring.{key}".encode()}
         return kv if text is None else {**kv, f"sparring.{key}".encode(): text}
+
     return edit
 
 
 def column(name: str, make):
     """A recording table edit: column ``name`` replaced by ``make(table)`` (None: dropped)."""
+
     def edit(data):
         i = data.schema.get_field_index(name)
         return data.remove_column(i) if make is None else data.set_column(i, name, make(data))
+
     return edit
 
 
@@ -123,6 +139,7 @@ def unknown_phase(data):
 def rewrite_archive(arrays=None, meta=None, keep_checksum=False):
     """A damage: archive.npz rewritten with ``arrays(arrays)`` and ``meta(its metadata)``, the checksum recomputed
     unless ``keep_checksum`` (a crafted archive that passes the checksum, or one whose arrays changed)."""
+
     def damage(folder):
         path = os.path.join(folder, "archive.npz")
         with np.load(path) as data:
@@ -134,11 +151,13 @@ def rewrite_archive(arrays=None, meta=None, keep_checksum=False):
         info = meta(info) if meta is not None else info
         text = info if isinstance(info, bytes) else json.dumps(info).encode()
         np.savez(path, meta=np.frombuffer(text, np.uint8), **content)
+
     return damage
 
 
 def change(name: str, fn):
     """An archive arrays edit: array ``name`` replaced by ``fn(array)`` (None: dropped)."""
+
     def edit(arrays):
         arrays = dict(arrays)
         if fn is None:
@@ -146,4 +165,5 @@ def change(name: str, fn):
         else:
             arrays[name] = fn(arrays[name])
         return arrays
+
     return edit

@@ -14,8 +14,7 @@ TRAIN = ["train", "squared", "--steps", "64"]
 BAD = [
     ([*TRAIN, "--env.size", "100000"], "'size': '100000'"),
     ([*TRAIN, "--train.num_envs", "1000000000"], "num_envs=1000000000"),
-    (["record", "squared", "--policy", "random", "--num-envs", "1000000000", "--out", "{out}/r.parquet"],
-     "--num-envs"),
+    (["record", "squared", "--policy", "random", "--num-envs", "1000000000", "--out", "{out}/r.parquet"], "--num-envs"),
     ([*TRAIN, "--train.hidden", "0"], "--train.hidden"),
     ([*TRAIN, "--train.threads", "-3"], "--train.threads"),
     ([*TRAIN, "--train.horizon", "0"], "--train.horizon"),
@@ -38,8 +37,10 @@ BAD = [
     (["record", "squared", "--policy", "random", "--episodes", "0", "--out", "{out}/r.parquet"], "--episodes"),
     (["record", "squared", "--policy", "random", "--out", "{out}"], "--out"),
     (["replay", "x.parquet", "--fps", "0"], "--fps"),
-    (["fork", "x.parquet", "--episode", "0", "--tick", "-1", "--policy", "random", "--out", "{out}/f.parquet"],
-     "--tick"),
+    (
+        ["fork", "x.parquet", "--episode", "0", "--tick", "-1", "--policy", "random", "--out", "{out}/f.parquet"],
+        "--tick",
+    ),
     (["explore", "serpent", "--num-envs", "0"], "--num-envs"),
     (["explore", "serpent", "--save-s", "0"], "--save-s"),
     (["explore", "serpent", "--out", "{file}"], "--out"),

@@ -19,13 +19,35 @@ from sparring.explore.explore import Explorer
 from sparring.train.checkpoint import save_checkpoint
 from sparring.train.config import make_train_config
 from sparring.train.trainer import Trainer
-from tests.cli.damage import (BYTES, STRUCTURAL, change, column, drop_key, edit_json, meta_value, remove, resealed,
-                              rewrite_archive, rewrite_bytes, rewrite_recording, set_key, unknown_phase,
-                              without_checksums)
+from tests.cli.damage import (
+    BYTES,
+    STRUCTURAL,
+    change,
+    column,
+    drop_key,
+    edit_json,
+    meta_value,
+    remove,
+    resealed,
+    rewrite_archive,
+    rewrite_bytes,
+    rewrite_recording,
+    set_key,
+    unknown_phase,
+    without_checksums,
+)
 from tests.record.conftest import record
 
-TINY = {"num_envs": 8, "horizon": 8, "minibatch_size": 64, "hidden": 16, "threads": 1, "steps": 128,
-        "eval_episodes": 0, "tensorboard": False}
+TINY = {
+    "num_envs": 8,
+    "horizon": 8,
+    "minibatch_size": 64,
+    "hidden": 16,
+    "threads": 1,
+    "steps": 128,
+    "eval_episodes": 0,
+    "tensorboard": False,
+}
 STEP = "checkpoints/step-000000000064"
 
 
@@ -57,15 +79,42 @@ def commands(work, which):
     every = {
         "eval": ["eval", "squared", "--checkpoint", run, "--episodes", "2"],
         "record": ["record", "squared", "--checkpoint", run, "--episodes", "1", "--out", str(out / "r.parquet")],
-        "fork-checkpoint": ["fork", str(work / "good.parquet"), "--episode", "0", "--tick", "0", "--checkpoint", run,
-                            "--out", str(out / "f.parquet")],
+        "fork-checkpoint": [
+            "fork",
+            str(work / "good.parquet"),
+            "--episode",
+            "0",
+            "--tick",
+            "0",
+            "--checkpoint",
+            run,
+            "--out",
+            str(out / "f.parquet"),
+        ],
         "resume": ["train", "--resume", run],
         "replay": ["replay", rec, "--print"],
         "fork": ["fork", rec, "--episode", "0", "--tick", "0", "--policy", "random", "--out", str(out / "f.parquet")],
         "explore": ["explore", "serpent", "--resume", arch, "--steps", "4", "--num-envs", "2", "--json"],
-        "archive-start": ["train", "serpent", "--steps", "64", "--runs", str(out / "runs"), "--train.num_envs", "2",
-                          "--train.horizon", "8", "--train.hidden", "8", "--train.threads", "1",
-                          "--train.archive_fraction", "0.5", "--train.archive_start", arch],
+        "archive-start": [
+            "train",
+            "serpent",
+            "--steps",
+            "64",
+            "--runs",
+            str(out / "runs"),
+            "--train.num_envs",
+            "2",
+            "--train.horizon",
+            "8",
+            "--train.hidden",
+            "8",
+            "--train.threads",
+            "1",
+            "--train.archive_fraction",
+            "0.5",
+            "--train.archive_start",
+            arch,
+        ],
     }
     return {name: every[name] for name in which}
 
@@ -81,8 +130,12 @@ def fails_cleanly(capsys, argv, names: str, out) -> None:
 
 CHECKPOINT_READERS = ("eval", "record", "fork-checkpoint", "resume")
 BINARY = ("policy.safetensors", "state.safetensors", "records.npy", "optimizer.pt")
-READERS = {"policy.safetensors": CHECKPOINT_READERS, "state.safetensors": ("resume",), "records.npy": ("resume",),
-           "optimizer.pt": ("resume",)}
+READERS = {
+    "policy.safetensors": CHECKPOINT_READERS,
+    "state.safetensors": ("resume",),
+    "records.npy": ("resume",),
+    "optimizer.pt": ("resume",),
+}
 
 
 def _nan_weights(folder):
@@ -96,6 +149,7 @@ def _tensors(change_fn):
     def damage(folder):
         path = os.path.join(folder, "state.safetensors")
         save_file(change_fn(load_file(path)), path)
+
     return damage
 
 
@@ -103,6 +157,7 @@ def _npy(make):
     def damage(folder):
         path = os.path.join(folder, "records.npy")
         np.save(path, make(np.load(path)), allow_pickle=True)
+
     return damage
 
 
@@ -113,22 +168,35 @@ def _torch_file(value):
 CHECKPOINT_CASES = [
     *[(f"{name}-{how}", rewrite_bytes(name, BYTES[how]), name, READERS[name]) for name in BINARY for how in BYTES],
     *[(f"{name}-removed", remove(name), name, READERS[name]) for name in BINARY],
-    *[(f"{name}-{how}-unchecked", without_checksums(rewrite_bytes(name, BYTES[how])), name, READERS[name])
-      for name in BINARY for how in STRUCTURAL],
+    *[
+        (f"{name}-{how}-unchecked", without_checksums(rewrite_bytes(name, BYTES[how])), name, READERS[name])
+        for name in BINARY
+        for how in STRUCTURAL
+    ],
     ("policy-nan-weights", resealed("policy.safetensors", _nan_weights), "policy.safetensors", CHECKPOINT_READERS),
-    ("state-no-just_done", without_checksums(_tensors(lambda t: {k: v for k, v in t.items() if k != "just_done"})),
-     "state.safetensors", ("resume",)),
-    ("state-wrong-shape", without_checksums(_tensors(lambda t: {**t, "just_done": t["just_done"][:3]})),
-     "state.safetensors", ("resume",)),
+    (
+        "state-no-just_done",
+        without_checksums(_tensors(lambda t: {k: v for k, v in t.items() if k != "just_done"})),
+        "state.safetensors",
+        ("resume",),
+    ),
+    (
+        "state-wrong-shape",
+        without_checksums(_tensors(lambda t: {**t, "just_done": t["just_done"][:3]})),
+        "state.safetensors",
+        ("resume",),
+    ),
     ("records-wrong-dtype", without_checksums(_npy(lambda r: np.zeros(len(r), np.int32))), "records.npy", ("resume",)),
     ("records-wrong-shape", without_checksums(_npy(lambda r: r[:3])), "records.npy", ("resume",)),
-    ("records-objects", without_checksums(_npy(lambda r: np.array([{"a": 1}] * len(r)))), "records.npy",
-     ("resume",)),
+    ("records-objects", without_checksums(_npy(lambda r: np.array([{"a": 1}] * len(r)))), "records.npy", ("resume",)),
     ("optimizer-other-dict", without_checksums(_torch_file({"x": 1})), "optimizer.pt", ("resume",)),
-    ("optimizer-empty-state", without_checksums(_torch_file({"optimizer": {}, "torch_rng": torch.zeros(3)})),
-     "optimizer.pt", ("resume",)),
-    ("optimizer-a-pickle", without_checksums(_torch_file({"optimizer": Exception("x")})), "optimizer.pt",
-     ("resume",)),
+    (
+        "optimizer-empty-state",
+        without_checksums(_torch_file({"optimizer": {}, "torch_rng": torch.zeros(3)})),
+        "optimizer.pt",
+        ("resume",),
+    ),
+    ("optimizer-a-pickle", without_checksums(_torch_file({"optimizer": Exception("x")})), "optimizer.pt", ("resume",)),
     ("meta-not-json", edit_json("meta.json", lambda m: "{not json"), "meta.json", CHECKPOINT_READERS),
     ("meta-empty", edit_json("meta.json", lambda m: ""), "meta.json", CHECKPOINT_READERS),
     ("meta-a-list", edit_json("meta.json", lambda m: [m]), "meta.json", CHECKPOINT_READERS),
@@ -136,33 +204,72 @@ CHECKPOINT_CASES = [
     ("meta-step-x", edit_json("meta.json", set_key("step", "x")), "meta.json", CHECKPOINT_READERS),
     ("meta-step-true", edit_json("meta.json", set_key("step", True)), "meta.json", CHECKPOINT_READERS),
     ("meta-format-99", edit_json("meta.json", set_key("format", 99)), "meta.json", CHECKPOINT_READERS),
-    *[(f"meta-no-{key}", edit_json("meta.json", drop_key(key)), "meta.json", CHECKPOINT_READERS)
-      for key in ("format", "env", "env_config", "policy", "step")],
-    *[(f"meta-no-{key}", edit_json("meta.json", drop_key(key)), "meta.json", ("resume",))
-      for key in ("iteration", "elapsed", "recurrent_count", "train_config", "opponent", "opponent_state")],
-    ("meta-elapsed-nan", edit_json("meta.json", lambda m: json.dumps({**m, "elapsed": float("nan")})), "meta.json",
-     ("resume",)),
+    *[
+        (f"meta-no-{key}", edit_json("meta.json", drop_key(key)), "meta.json", CHECKPOINT_READERS)
+        for key in ("format", "env", "env_config", "policy", "step")
+    ],
+    *[
+        (f"meta-no-{key}", edit_json("meta.json", drop_key(key)), "meta.json", ("resume",))
+        for key in ("iteration", "elapsed", "recurrent_count", "train_config", "opponent", "opponent_state")
+    ],
+    (
+        "meta-elapsed-nan",
+        edit_json("meta.json", lambda m: json.dumps({**m, "elapsed": float("nan")})),
+        "meta.json",
+        ("resume",),
+    ),
     ("meta-env-unknown", edit_json("meta.json", set_key("env", "nope")), "meta.json", CHECKPOINT_READERS),
-    ("meta-env-config-bad", edit_json("meta.json", set_key("env_config", {"size": "big"})), "meta.json",
-     CHECKPOINT_READERS),
-    ("meta-env-config-unknown", edit_json("meta.json", set_key("env_config", {"bogus": 1})), "meta.json",
-     CHECKPOINT_READERS),
-    ("meta-policy-unknown-key", edit_json("meta.json", lambda m: {**m, "policy": {**m["policy"], "bogus": 1}}),
-     "meta.json", CHECKPOINT_READERS),
-    ("meta-policy-no-obs-size", edit_json("meta.json", lambda m: {**m, "policy": {"head_sizes": [5]}}), "meta.json",
-     CHECKPOINT_READERS),
-    ("meta-policy-hidden-negative", edit_json("meta.json", lambda m: {**m, "policy": {**m["policy"], "hidden": -1}}),
-     "meta.json", CHECKPOINT_READERS),
+    (
+        "meta-env-config-bad",
+        edit_json("meta.json", set_key("env_config", {"size": "big"})),
+        "meta.json",
+        CHECKPOINT_READERS,
+    ),
+    (
+        "meta-env-config-unknown",
+        edit_json("meta.json", set_key("env_config", {"bogus": 1})),
+        "meta.json",
+        CHECKPOINT_READERS,
+    ),
+    (
+        "meta-policy-unknown-key",
+        edit_json("meta.json", lambda m: {**m, "policy": {**m["policy"], "bogus": 1}}),
+        "meta.json",
+        CHECKPOINT_READERS,
+    ),
+    (
+        "meta-policy-no-obs-size",
+        edit_json("meta.json", lambda m: {**m, "policy": {"head_sizes": [5]}}),
+        "meta.json",
+        CHECKPOINT_READERS,
+    ),
+    (
+        "meta-policy-hidden-negative",
+        edit_json("meta.json", lambda m: {**m, "policy": {**m["policy"], "hidden": -1}}),
+        "meta.json",
+        CHECKPOINT_READERS,
+    ),
     ("meta-checksums-garbage", edit_json("meta.json", set_key("checksums", "x")), "meta.json", CHECKPOINT_READERS),
-    ("meta-checksums-escape", edit_json("meta.json", set_key("checksums", {"../x": "sha256:" + "0" * 64})),
-     "meta.json", CHECKPOINT_READERS),
+    (
+        "meta-checksums-escape",
+        edit_json("meta.json", set_key("checksums", {"../x": "sha256:" + "0" * 64})),
+        "meta.json",
+        CHECKPOINT_READERS,
+    ),
     ("meta-opponent-number", edit_json("meta.json", set_key("opponent", 5)), "meta.json", CHECKPOINT_READERS),
     ("meta-seats-number", edit_json("meta.json", set_key("seats", {"player": 5})), "meta.json", CHECKPOINT_READERS),
-    ("meta-train-config-gamma", edit_json("meta.json", lambda m: {**m, "train_config": {**m["train_config"],
-                                                                                        "gamma": 5}}),
-     "meta.json", ("resume",)),
-    ("meta-train-config-unknown", edit_json("meta.json", set_key("train_config", {"bogus": 1})), "meta.json",
-     ("resume",)),
+    (
+        "meta-train-config-gamma",
+        edit_json("meta.json", lambda m: {**m, "train_config": {**m["train_config"], "gamma": 5}}),
+        "meta.json",
+        ("resume",),
+    ),
+    (
+        "meta-train-config-unknown",
+        edit_json("meta.json", set_key("train_config", {"bogus": 1})),
+        "meta.json",
+        ("resume",),
+    ),
     ("meta-recurrent-count", edit_json("meta.json", set_key("recurrent_count", 3)), "meta.json", ("resume",)),
 ]
 LATEST_CASES = [
@@ -170,13 +277,17 @@ LATEST_CASES = [
     ("latest-garbage", rewrite_bytes("latest", lambda d: b"\xff\xfe\x00"), "latest"),
     ("latest-escape", rewrite_bytes("latest", lambda d: b"../../etc"), "latest"),
     ("latest-empty", rewrite_bytes("latest", lambda d: b""), "latest"),
-    ("checkpoint-meta-removed", lambda folder: os.remove(os.path.join(folder, "step-000000000064", "meta.json")),
-     "latest"),
+    (
+        "checkpoint-meta-removed",
+        lambda folder: os.remove(os.path.join(folder, "step-000000000064", "meta.json")),
+        "latest",
+    ),
 ]
 
 
-@pytest.mark.parametrize("damage, names, readers", [c[1:] for c in CHECKPOINT_CASES],
-                         ids=[c[0] for c in CHECKPOINT_CASES])
+@pytest.mark.parametrize(
+    "damage, names, readers", [c[1:] for c in CHECKPOINT_CASES], ids=[c[0] for c in CHECKPOINT_CASES]
+)
 def test_a_damaged_checkpoint_file_is_one_line_naming_it(work, capsys, damage, names, readers):
     damage(str(work / "run" / STEP))
     shutil.copy(work / "rec" / "rec.parquet", work / "good.parquet")
@@ -239,8 +350,12 @@ ARCHIVE_CASES = [
     ("json-not-json", rewrite_bytes("archive.json", lambda d: b"{cells"), "archive.json", ARCHIVE_READERS),
     ("json-a-list", edit_json("archive.json", lambda m: [m]), "archive.json", ARCHIVE_READERS),
     ("json-empty", rewrite_bytes("archive.json", lambda d: b""), "archive.json", ARCHIVE_READERS),
-    ("npz-arrays-changed", rewrite_archive(change("visits", lambda a: a + 1), keep_checksum=True), NPZ,
-     ARCHIVE_READERS),
+    (
+        "npz-arrays-changed",
+        rewrite_archive(change("visits", lambda a: a + 1), keep_checksum=True),
+        NPZ,
+        ARCHIVE_READERS,
+    ),
     ("npz-no-visits", rewrite_archive(change("visits", None)), NPZ, ARCHIVE_READERS),
     ("npz-records-cut", rewrite_archive(change("records", lambda a: a[:, :7])), NPZ, ARCHIVE_READERS),
     ("npz-fewer-cells", rewrite_archive(change("score", lambda a: a[:-1])), NPZ, ARCHIVE_READERS),
@@ -258,8 +373,7 @@ ARCHIVE_CASES = [
 ]
 
 
-@pytest.mark.parametrize("damage, names, readers", [c[1:] for c in ARCHIVE_CASES],
-                         ids=[c[0] for c in ARCHIVE_CASES])
+@pytest.mark.parametrize("damage, names, readers", [c[1:] for c in ARCHIVE_CASES], ids=[c[0] for c in ARCHIVE_CASES])
 def test_a_damaged_archive_is_one_line_naming_it(work, capsys, damage, names, readers):
     damage(str(work / "arch"))
     for argv in commands(work, readers).values():

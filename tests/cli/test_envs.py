@@ -34,8 +34,9 @@ def test_bad_input_is_a_clear_error(capsys):
 
 
 def test_bench_json(capsys):
-    assert main(["bench", "squared", "--sizes", "1,8", "--repeats", "1", "--seconds", "0.01",
-                 "--no-compile", "--json"]) == 0
+    assert (
+        main(["bench", "squared", "--sizes", "1,8", "--repeats", "1", "--seconds", "0.01", "--no-compile", "--json"])
+        == 0
+    )
     result = json.loads(capsys.readouterr().out)
     assert [r["num_envs"] for r in result["throughput"]] == [1, 8]
-

@@ -5,8 +5,30 @@ import os
 
 from sparring.cli import main
 
-TINY = ["--episodes", "2", "--held-out", "0.5", "--steps", "1", "--batch-size", "2", "--vocab", "300", "--hidden",
-        "16", "--layers", "1", "--heads", "2", "--intermediate", "32", "--context", "2048", "--threads", "1"]
+TINY = [
+    "--episodes",
+    "2",
+    "--held-out",
+    "0.5",
+    "--steps",
+    "1",
+    "--batch-size",
+    "2",
+    "--vocab",
+    "300",
+    "--hidden",
+    "16",
+    "--layers",
+    "1",
+    "--heads",
+    "2",
+    "--intermediate",
+    "32",
+    "--context",
+    "2048",
+    "--threads",
+    "1",
+]
 
 
 def test_serve_command_refuses_a_missing_folder_and_bad_port(tmp_path, capsys):
@@ -22,8 +44,25 @@ def test_build_lm_command(tmp_path, capsys):
     text = tmp_path / "lines.txt"
     text.write_text("\n".join(["go home", "eat 1 bread"] * 20), encoding="utf-8")
     out = tmp_path / "m"
-    args = ["build-lm", "--text", str(text), "--out", str(out), "--vocab", "300", "--hidden", "16", "--layers", "1",
-            "--heads", "2", "--intermediate", "32", "--context", "64"]
+    args = [
+        "build-lm",
+        "--text",
+        str(text),
+        "--out",
+        str(out),
+        "--vocab",
+        "300",
+        "--hidden",
+        "16",
+        "--layers",
+        "1",
+        "--heads",
+        "2",
+        "--intermediate",
+        "32",
+        "--context",
+        "64",
+    ]
     assert main(args) == 0 and (out / "config.json").exists()
     assert main(args) == 2 and "exists" in capsys.readouterr().err
     assert main(["build-lm", "--text", str(tmp_path / "none.txt"), "--out", str(out)]) == 2

@@ -5,8 +5,26 @@ import sys
 
 from sparring.cli import build_parser, main
 
-COMMANDS = {"list", "new", "check", "bench", "serve", "build-lm", "distill", "grpo", "train", "sweep", "ablate",
-            "explore", "eval", "watch", "record", "replay", "fork", "play"}
+COMMANDS = {
+    "list",
+    "new",
+    "check",
+    "bench",
+    "serve",
+    "build-lm",
+    "distill",
+    "grpo",
+    "train",
+    "sweep",
+    "ablate",
+    "explore",
+    "eval",
+    "watch",
+    "record",
+    "replay",
+    "fork",
+    "play",
+}
 
 
 def test_python_dash_m_sparring_runs_the_command():

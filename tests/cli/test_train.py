@@ -7,8 +7,22 @@ import os
 from sparring.cli import main
 from tests.train import toys  # noqa: F401  (registers the toy envs)
 
-TINY = ["--train.num_envs", "32", "--train.horizon", "16", "--train.minibatch_size", "256", "--train.hidden", "32",
-        "--train.threads", "1", "--train.eval_episodes", "50", "--train.tensorboard", "false"]
+TINY = [
+    "--train.num_envs",
+    "32",
+    "--train.horizon",
+    "16",
+    "--train.minibatch_size",
+    "256",
+    "--train.hidden",
+    "32",
+    "--train.threads",
+    "1",
+    "--train.eval_episodes",
+    "50",
+    "--train.tensorboard",
+    "false",
+]
 
 
 def test_train_then_eval_then_watch(tmp_path, capsys):
@@ -53,8 +67,9 @@ def test_resume_takes_overrides_after_it_and_skips_a_disabled_final_eval(tmp_pat
 
     def fake_train(env, budget, env_config, opponent, resume, runs_dir, seats):
         calls.append((env, budget, env_config, opponent, resume))
-        (tmp_path / "config.json").write_text(json.dumps({"env": "squared", "opponent": None,
-                                                          "train": {"eval_episodes": 0}}))
+        (tmp_path / "config.json").write_text(
+            json.dumps({"env": "squared", "opponent": None, "train": {"eval_episodes": 0}})
+        )
         return str(tmp_path)
 
     monkeypatch.setattr("sparring.train.run.train", fake_train)
@@ -66,9 +81,28 @@ def test_resume_takes_overrides_after_it_and_skips_a_disabled_final_eval(tmp_pat
 
 
 def test_train_with_a_seat_player_keeps_it_through_checkpoint_resume_and_final_eval(tmp_path, capsys):
-    args = ["train", "toy_match", "--steps", "2048", "--seat", "seat0=scripted:always_zero", "--runs", str(tmp_path),
-            "--train.num_envs", "16", "--train.horizon", "16", "--train.minibatch_size", "128", "--train.hidden", "16",
-            "--train.threads", "1", "--train.eval_episodes", "40"]
+    args = [
+        "train",
+        "toy_match",
+        "--steps",
+        "2048",
+        "--seat",
+        "seat0=scripted:always_zero",
+        "--runs",
+        str(tmp_path),
+        "--train.num_envs",
+        "16",
+        "--train.horizon",
+        "16",
+        "--train.minibatch_size",
+        "128",
+        "--train.hidden",
+        "16",
+        "--train.threads",
+        "1",
+        "--train.eval_episodes",
+        "40",
+    ]
     assert main(args) == 0
     run = next(p for p in tmp_path.iterdir() if p.is_dir())
     assert json.loads((run / "config.json").read_text())["seats"] == {"seat0": "scripted:always_zero"}

@@ -24,8 +24,13 @@ def test_docs_build_strictly_into_a_temp_folder(tmp_path):
             pytest.fail(message)
         pytest.skip(message)
     site = tmp_path / "site"
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml"),
-                           "-d", str(site)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml"), "-d", str(site)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-4000:]
     tutorial = re.sub(r"<[^>]+>", "", (site / "tutorial" / "index.html").read_text())  # text without highlighting
     assert "def predict(s, cfg, agent, act):" in tutorial and "def render_ansi(s, cfg)" in tutorial  # steps included

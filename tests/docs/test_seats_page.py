@@ -51,8 +51,23 @@ def install(tmp: Path) -> Path:
     for name in ENV_FILES:
         shutil.copy(ROOT / "docs" / "seats" / "tag" / name, src / name)
     site = tmp / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-                    "--no-index", "--target", str(site), str(tmp / "tag")], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--target",
+            str(site),
+            str(tmp / "tag"),
+        ],
+        check=True,
+        capture_output=True,
+    )
     return site
 
 
@@ -89,8 +104,15 @@ def seat_rows(out: str) -> dict[str, dict]:
     """The per-seat table of an eval report: {seat: {"win"|"loss"|"draw": (rate, lo, hi), "player": ...}}."""
     num = r"(\d\.\d+) \[(\d\.\d+),(\d\.\d+)\]"
     rows = re.findall(rf"^  (chaser|runner) +{num} {num} {num}  (\S+)$", out, re.M)
-    return {r[0]: {"win": tuple(map(float, r[1:4])), "loss": tuple(map(float, r[4:7])),
-                   "draw": tuple(map(float, r[7:10])), "player": r[10]} for r in rows}
+    return {
+        r[0]: {
+            "win": tuple(map(float, r[1:4])),
+            "loss": tuple(map(float, r[4:7])),
+            "draw": tuple(map(float, r[7:10])),
+            "player": r[10],
+        }
+        for r in rows
+    }
 
 
 def evaluated_win(out: str) -> tuple[float, float, float]:
@@ -122,11 +144,14 @@ def test_eval_reports_each_seat_with_its_player_and_intervals(ran):
     assert seats["runner"]["win"] == seats["chaser"]["loss"] and seats["runner"]["draw"][0] == 0.0  # zero-sum
     rate, lo, hi = seats["runner"]["win"]
     assert lo <= rate <= hi and hi > lo and rate > 0.5  # the trained runner escapes the bfs chaser mostly
-    outside = seat_rows(results["sparring eval tag --checkpoint RUN --env.opponent learner --seat chaser=scripted:bfs"]
-                        [1])
+    outside = seat_rows(
+        results["sparring eval tag --checkpoint RUN --env.opponent learner --seat chaser=scripted:bfs"][1]
+    )
     assert outside["chaser"]["player"] == "scripted:bfs"
-    assert seat_rows(results["sparring eval tag --checkpoint RUN --seat chaser=random"][1])["chaser"]["player"] == \
-        "env:random"
+    assert (
+        seat_rows(results["sparring eval tag --checkpoint RUN --seat chaser=random"][1])["chaser"]["player"]
+        == "env:random"
+    )
 
 
 def test_the_pages_figures_are_what_the_commands_print(ran):
@@ -134,12 +159,16 @@ def test_the_pages_figures_are_what_the_commands_print(ran):
     results, _ = ran
     page = PAGE.read_text()
     rows = re.findall(r"^\| (.+?) \| (.+?) \| (\d\.\d+) \[(\d\.\d+), (\d\.\d+)\] \|$", page, re.M)
-    command = {("`random`", "`env:bfs`"): "sparring eval tag --policy random",
-               ("`scripted:bfs`", "`env:bfs`"): "sparring eval tag --policy scripted:bfs",
-               ("the checkpoint", "`env:bfs`"): "sparring eval tag --checkpoint RUN",
-               ("the checkpoint", "`env:random`"): "sparring eval tag --checkpoint RUN --seat chaser=random",
-               ("the checkpoint", "`scripted:bfs`, played from outside"):
-                   "sparring eval tag --checkpoint RUN --env.opponent learner --seat chaser=scripted:bfs"}
+    command = {
+        ("`random`", "`env:bfs`"): "sparring eval tag --policy random",
+        ("`scripted:bfs`", "`env:bfs`"): "sparring eval tag --policy scripted:bfs",
+        ("the checkpoint", "`env:bfs`"): "sparring eval tag --checkpoint RUN",
+        ("the checkpoint", "`env:random`"): "sparring eval tag --checkpoint RUN --seat chaser=random",
+        (
+            "the checkpoint",
+            "`scripted:bfs`, played from outside",
+        ): "sparring eval tag --checkpoint RUN --env.opponent learner --seat chaser=scripted:bfs",
+    }
     assert [(r[0], r[1]) for r in rows] == list(command)
     for runner, chaser, *figures in rows:
         shown = tuple(map(float, figures))
@@ -149,8 +178,10 @@ def test_the_pages_figures_are_what_the_commands_print(ran):
         else:
             assert real[1] <= shown[0] <= real[2], (runner, chaser, shown, real)
     # the env's bfs chaser and the same script played from outside meet the same game
-    inside, outside = (evaluated_win(results[command["the checkpoint", c]][1])
-                       for c in ("`env:bfs`", "`scripted:bfs`, played from outside"))
+    inside, outside = (
+        evaluated_win(results[command["the checkpoint", c]][1])
+        for c in ("`env:bfs`", "`scripted:bfs`, played from outside")
+    )
     assert inside[1] <= outside[2] and outside[1] <= inside[2]
 
 
@@ -161,8 +192,10 @@ def test_bad_seats_are_errors_that_the_page_quotes(ran):
     assert len(errors) == 2
     for line, err in errors.items():
         assert err in page, f"{line!r} now says {err!r}"
-    assert "conflicts with --env.opponent 'bfs'" in errors[
-        "sparring eval tag --checkpoint RUN --opponent random --env.opponent bfs"]
+    assert (
+        "conflicts with --env.opponent 'bfs'"
+        in errors["sparring eval tag --checkpoint RUN --opponent random --env.opponent bfs"]
+    )
 
 
 def test_the_recording_names_each_seats_player_and_the_replay_shows_only_the_runners_moves(ran):

@@ -76,8 +76,13 @@ def test_recorded_eval_episodes_line_up_with_the_rows(tmp_path):
     env = BatchedEnv(toys.Cliff, num_envs=3, seed=7, autoreset=False)
     tracker, out = PhaseTracker(env), str(tmp_path / "eval.parquet")
     with Recorder(env, out, policy="untrained") as recorder:
-        data = play_episodes(env, [(NetworkPlayer(Policy(1, env.heads.sizes, hidden=8), "net"), np.arange(env.rows))],
-                             14, tracker=tracker, recorder=recorder)
+        data = play_episodes(
+            env,
+            [(NetworkPlayer(Policy(1, env.heads.sizes, hidden=8), "net"), np.arange(env.rows))],
+            14,
+            tracker=tracker,
+            recorder=recorder,
+        )
     rec, table = Recording(out), tracker.table()
     assert rec.episode_ids() == list(range(14)) and len(table) == 14
     assert len(set(data[:, 1].tolist())) > 1  # episodes of different lengths finish out of env order

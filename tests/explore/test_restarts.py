@@ -80,8 +80,19 @@ def test_ended_restarts_are_counted_against_their_cell():
 def test_training_with_the_archive_resumes_with_it_and_explores_from_its_checkpoint(tmp_path, capsys):
     args, _ = build_parser().parse_known_args(["train", "serpent", "--archive"])
     assert args.archive == 0.25  # `--archive` alone: the default fraction
-    cfg = make_train_config(None, {"num_envs": 16, "horizon": 16, "minibatch_size": 128, "hidden": 16, "threads": 1,
-                                   "recurrence": "mingru", "archive_fraction": 0.5, "archive_every": 2})
+    cfg = make_train_config(
+        None,
+        {
+            "num_envs": 16,
+            "horizon": 16,
+            "minibatch_size": 128,
+            "hidden": 16,
+            "threads": 1,
+            "recurrence": "mingru",
+            "archive_fraction": 0.5,
+            "archive_every": 2,
+        },
+    )
     trainer = Trainer("serpent", cfg)
     metrics = [trainer.iterate() for _ in range(3)][-1]
     assert metrics["archive/cells"] == len(trainer.restarts.archive) > 1 and "archive/restarts" in metrics
@@ -98,8 +109,10 @@ def test_training_with_the_archive_resumes_with_it_and_explores_from_its_checkpo
     assert resumed.iterate()["archive/cells"] >= len(saved.archive)
 
     out = tmp_path / "explored"
-    assert main(["explore", "serpent", "--policy", str(tmp_path), "--steps", "600", "--num-envs", "8",
-                 "--out", str(out)]) == 0
+    assert (
+        main(["explore", "serpent", "--policy", str(tmp_path), "--steps", "600", "--num-envs", "8", "--out", str(out)])
+        == 0
+    )
     text = capsys.readouterr().out
     assert "cells found:" in text and "frontier:" in text
     archive, extra = Archive.load(str(out), sparring.kit.registry.get("serpent"))
@@ -110,13 +123,20 @@ def test_training_can_start_from_an_explored_archive(tmp_path):
     explored = tmp_path / "explored"
     assert main(["explore", "serpent", "--steps", "400", "--num-envs", "8", "--out", str(explored)]) == 0
     saved, _ = Archive.load(str(explored), sparring.kit.registry.get("serpent"))
-    base = {"num_envs": 8, "horizon": 8, "minibatch_size": 64, "hidden": 8, "threads": 1, "recurrence": "mingru",
-            "archive_start": str(explored)}
+    base = {
+        "num_envs": 8,
+        "horizon": 8,
+        "minibatch_size": 64,
+        "hidden": 8,
+        "threads": 1,
+        "recurrence": "mingru",
+        "archive_start": str(explored),
+    }
     trainer = Trainer("serpent", make_train_config(None, {**base, "archive_fraction": 1.0}))
     archive = trainer.restarts.archive
     assert len(archive) >= len(saved) and archive.index.items() >= saved.index.items()
-    assert (archive.visits[:len(saved)] >= saved.visits).all() and (archive.score[:len(saved)] >= saved.score).all()
-    assert archive.states.shape == (len(archive), 1, 1, 8) and not archive.states[:len(saved)].any()
+    assert (archive.visits[: len(saved)] >= saved.visits).all() and (archive.score[: len(saved)] >= saved.score).all()
+    assert archive.states.shape == (len(archive), 1, 1, 8) and not archive.states[: len(saved)].any()
     trainer.iterate()
     with pytest.raises(ValueError, match="archive_fraction"):
         Trainer("serpent", make_train_config(None, base))

@@ -138,8 +138,9 @@ def _age(path, seconds):
 def test_a_killed_writer_leaves_temporaries_that_the_next_write_removes(tmp_path):
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     file, folder = tmp_path / "rec.parquet", tmp_path / "model"
-    proc = subprocess.Popen([sys.executable, "-c", HOLD_A_WRITE, str(file), str(folder)], cwd=root,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD_A_WRITE, str(file), str(folder)], cwd=root, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout.readline() == "writing\n"
         left = sorted(os.listdir(tmp_path))
@@ -160,8 +161,14 @@ def test_a_killed_writer_leaves_temporaries_that_the_next_write_removes(tmp_path
 
 def test_clean_stale_removes_only_old_unlocked_names_of_its_own_pattern(tmp_path):
     ours = [".a.json.abcd_123.tmp.json", ".step-000000000064.k2j4l5m6.tmp", ".latest.zzzzzzzz.tmp"]
-    theirs = [".a.json.ABCDEFGH.tmp.json", ".a.json.abcd1234.tmp.csv", "a.json.abcd1234.tmp.json", ".notes.tmp",
-              ".x.abcd1234.tmp.old", "report.tmp"]  # an .old without its folder is the only copy: kept
+    theirs = [
+        ".a.json.ABCDEFGH.tmp.json",
+        ".a.json.abcd1234.tmp.csv",
+        "a.json.abcd1234.tmp.json",
+        ".notes.tmp",
+        ".x.abcd1234.tmp.old",
+        "report.tmp",
+    ]  # an .old without its folder is the only copy: kept
     young = ".b.json.abcd1234.tmp.json"
     os.mkdir(tmp_path / ours[1])  # a folder of atomic_folder
     for name in ours + theirs + [young]:

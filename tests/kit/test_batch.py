@@ -79,13 +79,16 @@ def test_keep_final_writes_the_last_observation_before_reset():
     assert env.obs[row, 0] == 0.0  # and the buffer already shows the new episode
 
 
-@pytest.mark.parametrize("actions, error, match", [
-    (np.zeros((3, 1), np.int32), ValueError, r"shape \(4, 1\)"),
-    (np.zeros((4, 1), np.float32), TypeError, "integers"),
-    (np.array([[0], [1], [3], [0]], np.int32), ValueError, r"action row 2 is \[3\].*move"),
-    (np.array([[0], [0], [0], [-1]], np.int64), ValueError, "action row 3"),
-    (np.array([[0], [0], [2**40], [0]], np.int64), ValueError, "action row 2"),
-])
+@pytest.mark.parametrize(
+    "actions, error, match",
+    [
+        (np.zeros((3, 1), np.int32), ValueError, r"shape \(4, 1\)"),
+        (np.zeros((4, 1), np.float32), TypeError, "integers"),
+        (np.array([[0], [1], [3], [0]], np.int32), ValueError, r"action row 2 is \[3\].*move"),
+        (np.array([[0], [0], [0], [-1]], np.int64), ValueError, "action row 3"),
+        (np.array([[0], [0], [2**40], [0]], np.int64), ValueError, "action row 2"),
+    ],
+)
 def test_bad_actions_fail_before_any_kernel_runs(actions, error, match):
     env = BatchedEnv(toys.Walk, num_envs=4)
     before = env.records.copy()

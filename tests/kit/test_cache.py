@@ -5,8 +5,10 @@ import subprocess
 import sys
 import textwrap
 
-HELPER = ("from sparring.kit import helper\nfrom pkg.rules import bonus\n\n\n"
-          "@helper\ndef score(x):\n    return bonus(x) * 10\n")
+HELPER = (
+    "from sparring.kit import helper\nfrom pkg.rules import bonus\n\n\n"
+    "@helper\ndef score(x):\n    return bonus(x) * 10\n"
+)
 
 
 def run(tmp_path) -> tuple[int, bool]:
@@ -27,7 +29,8 @@ def write_rules(tmp_path, plus: int) -> None:
             @kernel
             def bonus(x):
                 return x + {plus}
-            """))
+            """)
+    )
 
 
 def test_helper_recompiles_when_an_inlined_kernel_in_another_file_changes(tmp_path):

@@ -5,16 +5,26 @@ import os
 import numpy as np
 import pytest
 
-from sparring.kit.files import (DamagedFile, check_keys, check_output, checksums, file_checksum, read_json, read_npy,
-                                reading, verify_checksums)
+from sparring.kit.files import (
+    DamagedFile,
+    check_keys,
+    check_output,
+    checksums,
+    file_checksum,
+    read_json,
+    read_npy,
+    reading,
+    verify_checksums,
+)
 from sparring.kit.memory import available_memory, check_fits
 
 
 def test_reading_turns_any_error_into_one_line_naming_the_file(tmp_path):
     with pytest.raises(DamagedFile) as err, reading(tmp_path / "x.bin", "widget", "make another"):
         raise RuntimeError("line one\n  line two")
-    assert str(err.value) == f"{tmp_path / 'x.bin'}: not a readable widget (RuntimeError: line one line two); " \
-                             "make another"
+    assert (
+        str(err.value) == f"{tmp_path / 'x.bin'}: not a readable widget (RuntimeError: line one line two); make another"
+    )
     assert isinstance(err.value, ValueError) and err.value.path == str(tmp_path / "x.bin")
     with pytest.raises(DamagedFile, match="No such file or directory"), reading(tmp_path / "none", "widget"):
         open(tmp_path / "none")
@@ -98,7 +108,9 @@ def test_check_output_fails_before_any_work(tmp_path):
 def test_check_fits_names_the_size_and_the_remedy():
     assert available_memory() > 0
     check_fits(1024, "a small thing", "nothing")
-    with pytest.raises(ValueError, match=r"a huge thing needs about 1024.0 TiB of memory, more than the .* available; "
-                                         r"use less"):
-        check_fits(2 ** 50, "a huge thing", "use less")
-
+    with pytest.raises(
+        ValueError,
+        match=r"a huge thing needs about 1024.0 TiB of memory, more than the .* available; "
+        r"use less",
+    ):
+        check_fits(2**50, "a huge thing", "use less")

@@ -32,8 +32,15 @@ def test_obs_rejects_empty():
 
 
 def _declare(**overrides):
-    body = dict(name="bad_env", obs=Obs(2), actions=Heads(move=2), state={"x": "i4"},
-                reset=toys.walk_reset, step=toys.walk_step, observe=toys.walk_observe)
+    body = dict(
+        name="bad_env",
+        obs=Obs(2),
+        actions=Heads(move=2),
+        state={"x": "i4"},
+        reset=toys.walk_reset,
+        step=toys.walk_step,
+        observe=toys.walk_observe,
+    )
     body.update(overrides)
     return type("Bad", (Env,), body)
 

@@ -12,8 +12,15 @@ from tests.kit import toys
 def test_a_state_set_round_trips_with_its_groups(tmp_path):
     env = BatchedEnv(toys.Walk, num_envs=5, seed=3)
     env.step(np.zeros((5, 1), np.int32))
-    path = save_state_set(tmp_path / "s.npz", toys.Walk, env.snapshot(), {"speed": 2}, groups=np.arange(5),
-                          group_key="envs", extra={"by": "test"})
+    path = save_state_set(
+        tmp_path / "s.npz",
+        toys.Walk,
+        env.snapshot(),
+        {"speed": 2},
+        groups=np.arange(5),
+        group_key="envs",
+        extra={"by": "test"},
+    )
     loaded = load_state_set(path, toys.Walk)
     assert loaded.records.tobytes() == env.snapshot().tobytes() and loaded.groups.tolist() == [0, 1, 2, 3, 4]
     assert (loaded.env_config, loaded.group_key, loaded.extra) == ({"speed": 2}, "envs", {"by": "test"})

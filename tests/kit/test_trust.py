@@ -83,9 +83,14 @@ def test_each_planted_value_is_refused_naming_the_record_and_field(name, reached
 @pytest.mark.parametrize("name", ENVS)
 def test_kit_fields_padding_and_floats_are_checked(name, reached):
     cls, config, states = reached[name]
-    plants = [("rng", 0, "rng is 0"), ("tick", -1, "tick is -1"), ("phase", -1, "phase is -1"),
-              ("phase", len(cls.phases), f"valid: 0..{len(cls.phases) - 1}"), ("ep_return", np.nan, "ep_return"),
-              ("metrics", np.inf, "metrics[0] is inf")]
+    plants = [
+        ("rng", 0, "rng is 0"),
+        ("tick", -1, "tick is -1"),
+        ("phase", -1, "phase is -1"),
+        ("phase", len(cls.phases), f"valid: 0..{len(cls.phases) - 1}"),
+        ("ep_return", np.nan, "ep_return"),
+        ("metrics", np.inf, "metrics[0] is inf"),
+    ]
     plants += [(pad, 7, "padding bytes are always 0") for pad in cls.record_dtype.names if pad.startswith("_pad")]
     floats = [f for f in cls.state if cls.record_dtype.fields[f][0].base.kind == "f"]
     plants += [(f, np.nan, f"field {f}") for f in floats]
@@ -130,8 +135,11 @@ def test_where_names_the_episode_and_tick():
     cls = registry.get("squared")
     records = BatchedEnv(cls, num_envs=3).snapshot()
     records["row"][2] = 10**8
-    with pytest.raises(BadState, match=r"rec.parquet: episode 7 tick 12: squared state field row is 100000000; "
-                                        r"valid: -1..11"):
+    with pytest.raises(
+        BadState,
+        match=r"rec.parquet: episode 7 tick 12: squared state field row is 100000000; "
+        r"valid: -1..11",
+    ):
         validate_states(cls, None, records, "rec.parquet", lambda i: f"episode 7 tick {10 + i}")
 
 
@@ -160,16 +168,26 @@ def test_states_reached_in_play_are_never_refused(name):
     """Random play and every scripted policy, final states included (no auto-reset), under the default config
     and a deeper one: every state passes, invariants checked every 25 steps and at every end."""
     cls = registry.get(name)
-    configs = [{}, {"start_wave": 26, "start_spread": 4}] if name == "gauntlet" else \
-        [{}, {"background": 5}] if name == "town" else [{}, {"opponent": "learner"}] if name == "duel" else [{}]
+    configs = (
+        [{}, {"start_wave": 26, "start_spread": 4}]
+        if name == "gauntlet"
+        else [{}, {"background": 5}]
+        if name == "town"
+        else [{}, {"opponent": "learner"}]
+        if name == "duel"
+        else [{}]
+    )
     for config in configs:
         for policy in ("random", *cls.scripted):
             env = BatchedEnv(cls, num_envs=8, seed=1, autoreset=False, **config)
             rng = np.random.default_rng(1)
             for t in range(400):
                 validate_states(cls, env.config, env.records, f"{name} {policy}", invariants=t % 25 == 0)
-                acts = env.scripted_actions(policy) if policy != "random" else \
-                    allowed_actions(env.mask, env.heads.sizes, rng.random((env.rows, len(env.heads.sizes))))
+                acts = (
+                    env.scripted_actions(policy)
+                    if policy != "random"
+                    else allowed_actions(env.mask, env.heads.sizes, rng.random((env.rows, len(env.heads.sizes))))
+                )
                 env.step(acts)
                 if env.done.any():
                     ended = np.flatnonzero(env.done)
@@ -187,7 +205,13 @@ def test_fuzzed_in_bound_states_run_without_a_crash(name):
     env = dict(os.environ)
     if os.environ.get("SPARRING_FUZZ_BOUNDSCHECK") == "1":
         env.update(NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=os.path.join(ROOT, ".cache", "numba-boundscheck"))
-    done = subprocess.run([sys.executable, "-m", "tests.kit.trust_fuzz", name, "160", "2"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.kit.trust_fuzz", name, "160", "2"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
     assert "160 states with random in-bounds values" in done.stdout

@@ -10,7 +10,7 @@ from sparring.kit.unowned import unowned
 def _fill_rows(a):
     view = unowned(a)
     for i in range(view.shape[0]):
-        row = view[i:i + 1]
+        row = view[i : i + 1]
         row[0, :] = i
     return view.sum()
 

@@ -74,8 +74,10 @@ def main(name: str, cases: int, seed: int) -> int:
         for _ in range(20):
             env.step(allowed_actions(env.mask, env.heads.sizes, rng.random((env.rows, len(env.heads.sizes)))))
         done += len(batch)
-    print(f"{name}: {done} states with random in-bounds values restored, observed, stepped 20 ticks and "
-          f"asked for {len(cls.scripted)} scripted policies' actions")
+    print(
+        f"{name}: {done} states with random in-bounds values restored, observed, stepped 20 ticks and "
+        f"asked for {len(cls.scripted)} scripted policies' actions"
+    )
     return 0
 
 

@@ -39,7 +39,18 @@ def town_model(tmp_path_factory):
     from sparring.lm.distill import DistillConfig, distill
 
     out = str(tmp_path_factory.mktemp("town") / "distilled")
-    cfg = DistillConfig(episodes=2, held_out=0.5, steps=2, batch_size=4, vocab=400, hidden=32, layers=1, heads=2,
-                        intermediate=64, context=2048, threads=1)
+    cfg = DistillConfig(
+        episodes=2,
+        held_out=0.5,
+        steps=2,
+        batch_size=4,
+        vocab=400,
+        hidden=32,
+        layers=1,
+        heads=2,
+        intermediate=64,
+        context=2048,
+        threads=1,
+    )
     report = distill(out, cfg, progress=False, days=1)
     return out, report

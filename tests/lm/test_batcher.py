@@ -16,8 +16,9 @@ def _run_together(batcher, jobs):
     """Queue every job while the model is held, then let them go: the first thread to get it batches the rest."""
     results = [None] * len(jobs)
     with batcher._model_lock:  # held here so that all jobs are queued before any runs
-        threads = [threading.Thread(target=lambda i=i: results.__setitem__(i, batcher.run(jobs[i])))
-                   for i in range(len(jobs))]
+        threads = [
+            threading.Thread(target=lambda i=i: results.__setitem__(i, batcher.run(jobs[i]))) for i in range(len(jobs))
+        ]
         for t in threads:
             t.start()
         deadline = time.monotonic() + 10
@@ -36,14 +37,19 @@ def test_waiting_jobs_share_one_batch_with_their_own_limits(tiny_model):
     assert batcher.batches == 1
     alone = [tiny_model.generate([j.prompt], j.limit)[0] for j in jobs]
     assert [c.prompt_tokens for c in done] == [len(j.prompt) for j in jobs]
-    assert [(c.text, c.completion_tokens, c.finish_reason) for c in done] == \
-        [(c.text, c.completion_tokens, c.finish_reason) for c in alone]
+    assert [(c.text, c.completion_tokens, c.finish_reason) for c in done] == [
+        (c.text, c.completion_tokens, c.finish_reason) for c in alone
+    ]
 
 
 def test_seeded_or_differently_sampled_jobs_run_alone(tiny_model):
     prompt = _prompt(tiny_model, "talk to Ada")
-    jobs = [Job(prompt, 6, 1.0, 1.0, 3, []), Job(prompt, 6, 1.0, 1.0, 3, []), Job(prompt, 6, 0.0, 1.0, None, []),
-            Job(prompt, 6, 1.0, 0.5, None, [])]
+    jobs = [
+        Job(prompt, 6, 1.0, 1.0, 3, []),
+        Job(prompt, 6, 1.0, 1.0, 3, []),
+        Job(prompt, 6, 0.0, 1.0, None, []),
+        Job(prompt, 6, 1.0, 0.5, None, []),
+    ]
     batcher = Batcher(tiny_model)
     done = _run_together(batcher, jobs)
     assert batcher.batches == 4

@@ -41,6 +41,10 @@ def test_allows_checks_range_and_mask():
 def test_all_brains_meet_the_protocol(lstm_checkpoint, tiny_model):
     env = sparring.make("squared", num_envs=1, seed=0, size=5)
     parse = lambda text, batch, i: 0  # noqa: E731
-    brains = [ScriptedPlayer(env, "greedy"), checkpoint_player(lstm_checkpoint, env),
-              OpenAIBrain("http://127.0.0.1:9/v1", "m", parse, 0), LocalLMBrain(tiny_model, parse, 0)]
+    brains = [
+        ScriptedPlayer(env, "greedy"),
+        checkpoint_player(lstm_checkpoint, env),
+        OpenAIBrain("http://127.0.0.1:9/v1", "m", parse, 0),
+        LocalLMBrain(tiny_model, parse, 0),
+    ]
     assert all(isinstance(b, Player) for b in brains)

@@ -18,8 +18,7 @@ def _separately(scorer, prompt, cand):
 def test_packed_scores_match_separate_passes(tiny_model):
     scorer = LineScorer(tiny_model.model, tiny_model.tokenizer)
     prompts = [scorer.prompt_ids("go to the farm or sleep?"), scorer.prompt_ids("wait")]
-    cands = [[scorer.line_ids(x) for x in ("1: go to the farm", "7: sleep", "0: wait")],
-             [scorer.line_ids("0: wait")]]
+    cands = [[scorer.line_ids(x) for x in ("1: go to the farm", "7: sleep", "0: wait")], [scorer.line_ids("0: wait")]]
     with torch.inference_mode():
         packed = scorer.scores(prompts, cands)
     assert [len(s) for s in packed] == [3, 1]
@@ -31,8 +30,10 @@ def test_passes_of_similar_lengths_keep_the_scores_and_their_order(tiny_model):
     scorer = LineScorer(tiny_model.model, tiny_model.tokenizer)
     texts = ["a much longer question about going to the farm, the well or the tavern today?", "wait", "sleep?"]
     prompts = [scorer.prompt_ids(t) for t in texts]
-    cands = [[scorer.line_ids(x) for x in lines] for lines in (("1: go to the farm", "0: wait"), ("0: wait",),
-                                                                 ("7: sleep", "0: wait", "2: go to the well"))]
+    cands = [
+        [scorer.line_ids(x) for x in lines]
+        for lines in (("1: go to the farm", "0: wait"), ("0: wait",), ("7: sleep", "0: wait", "2: go to the well"))
+    ]
     with torch.inference_mode():
         one_pass = scorer.scores(prompts, cands, max_tokens=10**9)
         one_each = scorer.scores(prompts, cands, max_tokens=1)
@@ -51,8 +52,9 @@ def test_choose_is_argmax_at_zero_and_samples_by_probability():
 
 def test_prompts_too_long_for_the_context_are_not_chosen(tiny_model):
     scorer = LineScorer(tiny_model.model, tiny_model.tokenizer, system="")  # the tiny context is 96 tokens
-    picked = choose_lines(scorer, ["wait", "wait " * 200], [["0: wait", "7: sleep"], ["0: wait"]], 0.0,
-                          np.random.default_rng(0))
+    picked = choose_lines(
+        scorer, ["wait", "wait " * 200], [["0: wait", "7: sleep"], ["0: wait"]], 0.0, np.random.default_rng(0)
+    )
     assert picked.index[0] in (0, 1) and picked.index[1] == -1 and picked.tokens > 0
     with pytest.raises(ValueError, match="non-empty candidate list"):
         scorer.pack([[1, 2]], [[]])

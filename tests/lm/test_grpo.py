@@ -41,8 +41,7 @@ def test_an_update_raises_the_probability_of_lines_with_positive_advantage(score
     before = [lp[t.choice].item() for lp, t in zip(policy_logp(scorer, turns, 1.0), turns)]
     adv = np.array([1.0, -1.0])
     cfg = GRPOConfig(lr=1e-2, kl=0.0, minibatch=64)
-    update(scorer, None, torch.optim.SGD(scorer.model.parameters(), lr=1e-2), turns, adv, cfg,
-           np.random.default_rng(0))
+    update(scorer, None, torch.optim.SGD(scorer.model.parameters(), lr=1e-2), turns, adv, cfg, np.random.default_rng(0))
     with torch.no_grad():
         after = [lp[t.choice].item() for lp, t in zip(policy_logp(scorer, turns, 1.0), turns)]
     change = {e: np.mean([a - b for a, b, t in zip(after, before, turns) if t.env == e]) for e in (0, 1)}
@@ -53,8 +52,14 @@ def test_a_run_saves_metrics_and_plot_and_resumes(town_model, tmp_path):
     out = str(tmp_path / "run")
     cfg = GRPOConfig(group=2, groups=1, turns=2, iterations=1, kl=0.1, threads=1)
     history = grpo(out, town_model[0], cfg, log=lambda m: None, days=1)
-    assert len(history) == 1 and {"reward", "success_rate", "kl", "parse_failure_rate", "tokens_per_s",
-                                  "seconds_per_group"} <= set(history[0])
+    assert len(history) == 1 and {
+        "reward",
+        "success_rate",
+        "kl",
+        "parse_failure_rate",
+        "tokens_per_s",
+        "seconds_per_group",
+    } <= set(history[0])
     assert {"model", "optimizer.pt", "state.json", "metrics.jsonl", "success.png"} <= set(os.listdir(out))
     cfg.iterations = 2
     resumed = grpo(out, None, cfg, resume=True, log=lambda m: None)
@@ -69,8 +74,31 @@ def test_a_run_saves_metrics_and_plot_and_resumes(town_model, tmp_path):
 
 def test_cli_grpo_and_bad_arguments(town_model, tmp_path, capsys):
     out = str(tmp_path / "cli")
-    assert main(["grpo", "town", "--model", town_model[0], "--out", out, "--group", "2", "--groups", "1",
-                 "--turns", "1", "--iterations", "1", "--kl", "0", "--env.days", "1"]) == 0
+    assert (
+        main(
+            [
+                "grpo",
+                "town",
+                "--model",
+                town_model[0],
+                "--out",
+                out,
+                "--group",
+                "2",
+                "--groups",
+                "1",
+                "--turns",
+                "1",
+                "--iterations",
+                "1",
+                "--kl",
+                "0",
+                "--env.days",
+                "1",
+            ]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["iterations"] == 1
     assert main(["grpo", "town", "--model", str(tmp_path / "none"), "--out", str(tmp_path / "x")]) == 2
     assert "--model must be a model folder" in capsys.readouterr().err

@@ -21,8 +21,11 @@ def test_tokenizer_round_trips_any_text_and_keeps_special_tokens_whole():
 
 def test_chat_template_formats_turns_and_the_generation_prompt():
     tok = train_tokenizer(LINES, vocab_size=300)
-    text = tok.apply_chat_template([{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}],
-                                   tokenize=False, add_generation_prompt=True)
+    text = tok.apply_chat_template(
+        [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}],
+        tokenize=False,
+        add_generation_prompt=True,
+    )
     assert text == "<|bos|><|system|>be brief<|end|><|user|>hi<|end|><|assistant|>"
 
 

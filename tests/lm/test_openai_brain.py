@@ -24,16 +24,28 @@ def _batch(n: int, actions: int = 8) -> Observations:
 
 def _keep(seen):
     """A parser that records each answer and maps answer i to action i + 1."""
+
     def parse(text, batch, i):
         seen[i] = text
         return i + 1
+
     return parse
 
 
 def test_end_to_end_with_the_server(server, tiny_model):
     seen = {}
-    with OpenAIBrain(server.url, "tiny", _keep(seen), SAFE, api_key=KEY, system=SYSTEM, max_tokens=4,
-                     concurrency=3, temperature=1.0, seed=7) as brain:
+    with OpenAIBrain(
+        server.url,
+        "tiny",
+        _keep(seen),
+        SAFE,
+        api_key=KEY,
+        system=SYSTEM,
+        max_tokens=4,
+        concurrency=3,
+        temperature=1.0,
+        seed=7,
+    ) as brain:
         batch = _batch(4)
         assert brain.decide(batch).tolist() == [[1], [2], [3], [4]]
         expected = [tiny_model.chat([brain.messages(t)], 4, temperature=1.0, seed=7)[0] for t in batch.texts]
@@ -136,6 +148,8 @@ def test_bad_settings_are_refused_by_name():
         OpenAIBrain("http://x/v1", "m", _keep({}), SAFE, concurrency=0)
     with pytest.raises(TypeError, match="parse must be callable"):
         OpenAIBrain("http://x/v1", "m", "not a function", SAFE)
-    with OpenAIBrain("http://x/v1", "m", _keep({}), [0, 1]) as brain, \
-            pytest.raises(ValueError, match=r"safe_action \[0, 1\] has 2 values; the env has 1 action heads"):
+    with (
+        OpenAIBrain("http://x/v1", "m", _keep({}), [0, 1]) as brain,
+        pytest.raises(ValueError, match=r"safe_action \[0, 1\] has 2 values; the env has 1 action heads"),
+    ):
         brain.decide(_batch(1))

@@ -75,15 +75,19 @@ def test_max_tokens_is_capped_not_refused(server):
 
 
 def test_malformed_requests_get_4xx_with_a_message(server):
-    assert "not valid JSON" in _error(_post(server, content=b'{"model": "tiny", "messages": [', headers={
-        **AUTH, "Content-Type": "application/json"}), 400)
+    assert "not valid JSON" in _error(
+        _post(server, content=b'{"model": "tiny", "messages": [', headers={**AUTH, "Content-Type": "application/json"}),
+        400,
+    )
     assert "must be a JSON object" in _error(_post(server, [1, 2]), 400)
     assert "nests JSON too deeply" in _error(_post(server, content=b"[" * 4000), 400)
     assert "messages is required: a list of" in _error(_post(server, {"model": "tiny"}), 400)
-    assert "messages must be a list of at least one message" in _error(_post(server, {"model": "tiny",
-                                                                                   "messages": []}), 400)
-    assert "messages.0.role" in _error(_post(server, {"model": "tiny", "messages": [{"role": "robot",
-                                                                                      "content": "x"}]}), 400)
+    assert "messages must be a list of at least one message" in _error(
+        _post(server, {"model": "tiny", "messages": []}), 400
+    )
+    assert "messages.0.role" in _error(
+        _post(server, {"model": "tiny", "messages": [{"role": "robot", "content": "x"}]}), 400
+    )
     assert "temperature" in _error(_post(server, _chat(temperature=7)), 400)
     assert "streaming is not supported" in _error(_post(server, _chat(stream=True)), 400)
     assert "max_tokens" in _error(_post(server, _chat(max_tokens=0)), 400)
@@ -102,8 +106,9 @@ def test_wrong_or_missing_key_and_unknown_model(server):
     assert "API key" in _error(_post(server, _chat(), headers={"Authorization": "Bearer nope"}), 401)
     assert "API key" in _error(_post(server, _chat(), headers={}), 401)
     assert "API key" in _error(httpx.get(f"{server.url}/models"), 401)
-    assert "model 'gpt-9' not found; this server serves 'tiny'" in _error(_post(server, {**_chat(), "model": "gpt-9"}),
-                                                                          404)
+    assert "model 'gpt-9' not found; this server serves 'tiny'" in _error(
+        _post(server, {**_chat(), "model": "gpt-9"}), 404
+    )
     assert _error(httpx.get(f"{server.url}/models/gpt-9", headers=AUTH), 404)
     # after every bad request above, the server still answers
     assert _post(server, _chat(max_tokens=1)).status_code == 200
@@ -116,30 +121,51 @@ TOP_P = "top_p must be a number above 0 and at most 1, got "
 CONTENT = "messages.0.content must be a string or a list of text parts {type: 'text', text: string}, got "
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("seed", 2**70, SEED + "1180591620717411303424"), ("seed", 2**63, SEED + "9223372036854775808"),
-    ("seed", -1, SEED + "-1"), ("seed", 5.5, SEED + "5.5"), ("seed", 5.0, SEED + "5.0"), ("seed", "5", SEED + '"5"'),
-    ("seed", True, SEED + "true"),
-    ("max_tokens", -3, "max_tokens " + TOKENS + "-3"), ("max_tokens", "8", "max_tokens " + TOKENS + '"8"'),
-    ("max_tokens", 2.0, "max_tokens " + TOKENS + "2.0"),
-    ("max_completion_tokens", 0, "max_completion_tokens " + TOKENS + "0"),
-    ("temperature", float("nan"), TEMPERATURE + "NaN"), ("temperature", float("inf"), TEMPERATURE + "Infinity"),
-    ("temperature", -0.1, TEMPERATURE + "-0.1"), ("temperature", 2.5, TEMPERATURE + "2.5"),
-    ("temperature", "0.5", TEMPERATURE + '"0.5"'), ("temperature", None, TEMPERATURE + "null"),
-    ("top_p", 0, TOP_P + "0"), ("top_p", 1.5, TOP_P + "1.5"), ("top_p", float("nan"), TOP_P + "NaN"),
-    ("n", 2, "n: this server returns one choice per request; n must be 1, got 2"), ("n", "1", 'n must be 1, got "1"'),
-    ("stream", "false", 'stream must be false (streaming is not supported), got "false"'),
-    ("stop", 5, "stop must be a string or a list of at most 4 strings, got 5"),
-    ("stop", ["a"] * 5, "stop: at most 4 stop sequences, got 5"), ("stop", ["a", 1], "stop.1 must be a string, got 1"),
-    ("model", 5, "model must be a string, the served model's id 'tiny', got 5"),
-    ("messages", "hi", 'messages must be a list of at least one message {role, content}, got "hi"'),
-    ("messages", [5], "messages.0 must be a message object {role, content}, got 5"),
-    ("messages", [{"role": "user", "content": 5}], CONTENT + "5"),
-    ("messages", [{"role": "user", "content": [{"type": "image", "text": "x"}]}],
-     "messages.0.content.0.type must be 'text', got \"image\""),
-    ("messages", [{"role": "user"}],
-     "messages.0.content is required: a string or a list of text parts {type: 'text', text: string}"),
-])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("seed", 2**70, SEED + "1180591620717411303424"),
+        ("seed", 2**63, SEED + "9223372036854775808"),
+        ("seed", -1, SEED + "-1"),
+        ("seed", 5.5, SEED + "5.5"),
+        ("seed", 5.0, SEED + "5.0"),
+        ("seed", "5", SEED + '"5"'),
+        ("seed", True, SEED + "true"),
+        ("max_tokens", -3, "max_tokens " + TOKENS + "-3"),
+        ("max_tokens", "8", "max_tokens " + TOKENS + '"8"'),
+        ("max_tokens", 2.0, "max_tokens " + TOKENS + "2.0"),
+        ("max_completion_tokens", 0, "max_completion_tokens " + TOKENS + "0"),
+        ("temperature", float("nan"), TEMPERATURE + "NaN"),
+        ("temperature", float("inf"), TEMPERATURE + "Infinity"),
+        ("temperature", -0.1, TEMPERATURE + "-0.1"),
+        ("temperature", 2.5, TEMPERATURE + "2.5"),
+        ("temperature", "0.5", TEMPERATURE + '"0.5"'),
+        ("temperature", None, TEMPERATURE + "null"),
+        ("top_p", 0, TOP_P + "0"),
+        ("top_p", 1.5, TOP_P + "1.5"),
+        ("top_p", float("nan"), TOP_P + "NaN"),
+        ("n", 2, "n: this server returns one choice per request; n must be 1, got 2"),
+        ("n", "1", 'n must be 1, got "1"'),
+        ("stream", "false", 'stream must be false (streaming is not supported), got "false"'),
+        ("stop", 5, "stop must be a string or a list of at most 4 strings, got 5"),
+        ("stop", ["a"] * 5, "stop: at most 4 stop sequences, got 5"),
+        ("stop", ["a", 1], "stop.1 must be a string, got 1"),
+        ("model", 5, "model must be a string, the served model's id 'tiny', got 5"),
+        ("messages", "hi", 'messages must be a list of at least one message {role, content}, got "hi"'),
+        ("messages", [5], "messages.0 must be a message object {role, content}, got 5"),
+        ("messages", [{"role": "user", "content": 5}], CONTENT + "5"),
+        (
+            "messages",
+            [{"role": "user", "content": [{"type": "image", "text": "x"}]}],
+            "messages.0.content.0.type must be 'text', got \"image\"",
+        ),
+        (
+            "messages",
+            [{"role": "user"}],
+            "messages.0.content is required: a string or a list of text parts {type: 'text', text: string}",
+        ),
+    ],
+)
 def test_each_bad_field_gets_one_400_naming_it_and_what_is_valid(server, field, value, message):
     body = json.dumps({**_chat(max_tokens=2), field: value}).encode()  # NaN and Infinity as Python's json writes them
     reply = _post(server, content=body, headers={**AUTH, "Content-Type": "application/json"})
@@ -147,8 +173,16 @@ def test_each_bad_field_gets_one_400_naming_it_and_what_is_valid(server, field, 
 
 
 def test_fields_at_the_edges_of_their_ranges_are_served(server):
-    for extra in ({"seed": 0}, {"seed": 2**63 - 1}, {"temperature": 0, "seed": None}, {"temperature": 2},
-                  {"top_p": 1e-9}, {"max_tokens": 10**30}, {"max_completion_tokens": 1}, {"n": 1, "stream": False}):
+    for extra in (
+        {"seed": 0},
+        {"seed": 2**63 - 1},
+        {"temperature": 0, "seed": None},
+        {"temperature": 2},
+        {"top_p": 1e-9},
+        {"max_tokens": 10**30},
+        {"max_completion_tokens": 1},
+        {"n": 1, "stream": False},
+    ):
         reply = _post(server, _chat(**extra))
         assert reply.status_code == 200, (extra, reply.text)
 
@@ -160,8 +194,10 @@ def roomy(tiny_model):
     from sparring.lm.server import BackgroundServer, ServeLimits, make_app
 
     common = dict(max_tokens=8, default_max_tokens=4, request_timeout=1.5)
-    with BackgroundServer(make_app(tiny_model, limits=ServeLimits(**common))) as chars, \
-            BackgroundServer(make_app(tiny_model, limits=ServeLimits(max_prompt_chars=2_000_000, **common))) as tokens:
+    with (
+        BackgroundServer(make_app(tiny_model, limits=ServeLimits(**common))) as chars,
+        BackgroundServer(make_app(tiny_model, limits=ServeLimits(max_prompt_chars=2_000_000, **common))) as tokens,
+    ):
         yield {"chars": chars, "tokens": tokens}
 
 
@@ -187,8 +223,9 @@ def test_valid_requests_stay_fast_while_two_clients_send_megabyte_prompts(roomy,
     def flood():
         with httpx.Client(timeout=60) as client:
             while not stop.is_set():
-                answers.append(client.post(f"{url}/chat/completions", content=big,
-                                           headers={"Content-Type": "application/json"}))
+                answers.append(
+                    client.post(f"{url}/chat/completions", content=big, headers={"Content-Type": "application/json"})
+                )
 
     _latencies(url, 3)  # warm up
     unloaded = statistics.median(_latencies(url, 15))
@@ -202,11 +239,16 @@ def test_valid_requests_stay_fast_while_two_clients_send_megabyte_prompts(roomy,
         stop.set()
         for t in floods:
             t.join()
-    print(f"\nvalid-request p50 ({refused_by}): {unloaded * 1000:.1f} ms unloaded, {loaded * 1000:.1f} ms while two "
-          f"clients sent {len(answers)} prompts of 1e6 characters")
+    print(
+        f"\nvalid-request p50 ({refused_by}): {unloaded * 1000:.1f} ms unloaded, {loaded * 1000:.1f} ms while two "
+        f"clients sent {len(answers)} prompts of 1e6 characters"
+    )
     assert len(answers) >= 2
-    says = ("this server takes at most 1235 characters (95 tokens)" if refused_by == "chars"
-            else "tokens; this server takes at most 95")
+    says = (
+        "this server takes at most 1235 characters (95 tokens)"
+        if refused_by == "chars"
+        else "tokens; this server takes at most 95"
+    )
     assert all(says in _error(a, 400) for a in answers)
     assert loaded < 3 * unloaded + 0.3, (unloaded, loaded)  # before the fix: 0.08 s -> 1.5 s here
 
@@ -243,8 +285,12 @@ def test_half_sent_requests_are_cut_off_by_the_timeout_while_others_are_served(r
     where = urlsplit(running.url)
     address = (where.hostname, where.port)
     head = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-    stalled = {"body": head + b"Content-Length: 1000\r\n\r\n" + b'{"model": ',  # 10 bytes of 1000
-               "headers": head, "nothing": b"", "next request": b"GET /v1/mod"}
+    stalled = {
+        "body": head + b"Content-Length: 1000\r\n\r\n" + b'{"model": ',  # 10 bytes of 1000
+        "headers": head,
+        "nothing": b"",
+        "next request": b"GET /v1/mod",
+    }
     socks = {what: socket.create_connection(address) for what in stalled}
     try:
         # "next request": a kept-alive connection, one whole request answered, then half of the next one

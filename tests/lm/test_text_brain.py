@@ -21,8 +21,9 @@ def test_local_brain_answers_in_batches_and_counts(tiny_model):
         return None if i == 1 else 3
 
     # sampled with a seed: the untrained tiny model's greedy answers are all special tokens (empty)
-    brain = LocalLMBrain(tiny_model, parse, safe_action=0, system="act", max_tokens=3, batch_size=2, temperature=1.0,
-                         seed=11)
+    brain = LocalLMBrain(
+        tiny_model, parse, safe_action=0, system="act", max_tokens=3, batch_size=2, temperature=1.0, seed=11
+    )
     texts = ["go to the farm", "eat 1 bread", "talk to Ben"]
     assert brain.decide(_batch(texts)).tolist() == [[3], [0], [3]]
     convs = [brain.messages(t) for t in texts]

@@ -33,11 +33,17 @@ def test_noisy_planner_leaves_the_plan_by_its_noise_only(town):
     assert (noisy != np.tile(plan, (20, 1))).mean() > 0.5  # a random legal action is seldom the plan
 
 
-@pytest.mark.parametrize("spec, error", [
-    ("robot", "unknown brain 'robot'; valid: scripted"), ("scripted:planner_noisy:2", "probability in"),
-    ("scripted:planner:0.1", "only planner_noisy takes"), ("openai:nohost", "openai:URL:MODEL"),
-    ("local:/no/such/dir", "is not a folder"), ("scripted:genius", "no scripted policy 'genius'"),
-])
+@pytest.mark.parametrize(
+    "spec, error",
+    [
+        ("robot", "unknown brain 'robot'; valid: scripted"),
+        ("scripted:planner_noisy:2", "probability in"),
+        ("scripted:planner:0.1", "only planner_noisy takes"),
+        ("openai:nohost", "openai:URL:MODEL"),
+        ("local:/no/such/dir", "is not a folder"),
+        ("scripted:genius", "no scripted policy 'genius'"),
+    ],
+)
 def test_bad_brain_specs_say_what_is_valid(town, spec, error):
     with pytest.raises(ValueError, match=error):
         make_brain(spec, town)
@@ -70,8 +76,9 @@ def test_play_town_with_brains_served_over_http(tmp_path, town_model):
 
 
 def test_play_town_counts_and_records_exactly_the_episodes_asked(tmp_path):
-    report = play_town(["scripted:planner_noisy:0", "scripted"], episodes=3, seed=2, record=str(tmp_path),
-                       num_envs=2, days=1)
+    report = play_town(
+        ["scripted:planner_noisy:0", "scripted"], episodes=3, seed=2, record=str(tmp_path), num_envs=2, days=1
+    )
     assert [c.episodes for c in report.characters] == [3] * 8
     assert Recording(report.recording).episode_ids() == [0, 1, 2]
     assert report.brains["scripted:planner"]["turns"] > report.brains["scripted:planner_noisy:0"]["turns"] > 0

@@ -30,15 +30,14 @@ def test_checkpoint_player_keeps_one_memory_per_row(lstm_checkpoint):
         halves = np.concatenate([split.act(env, [0, 1]), split.act(env, [2, 3])])
         new_episode = torch.from_numpy(env.records["tick"] == 0)  # squared auto-resets finished envs
         with torch.inference_mode():  # the memory the policy carries when run on all rows by hand
-            by_hand, _, _, memory = net.act(torch.from_numpy(env.obs), torch.from_numpy(env.mask), memory,
-                                            new_episode, greedy=True)
+            by_hand, _, _, memory = net.act(
+                torch.from_numpy(env.obs), torch.from_numpy(env.mask), memory, new_episode, greedy=True
+            )
         assert np.array_equal(everyone, halves) and np.array_equal(everyone, by_hand.numpy())
         assert all(torch.allclose(kept, m) for player in (whole, split) for kept, m in zip(player._memory, memory))
         env.step(everyone)
     env.restore(np.arange(4), start)  # the ticks go back: memories restart, as a fresh brain's would
     with torch.inference_mode():
-        expected, *_ = net.act(torch.from_numpy(env.obs), torch.from_numpy(env.mask), net.initial_state(4),
-                               greedy=True)
+        expected, *_ = net.act(torch.from_numpy(env.obs), torch.from_numpy(env.mask), net.initial_state(4), greedy=True)
     assert np.array_equal(whole.act(env, np.arange(4)), expected.numpy())
-    assert np.array_equal(checkpoint_player(lstm_checkpoint, env, greedy=True).act(env, np.arange(4)),
-                          expected.numpy())
+    assert np.array_equal(checkpoint_player(lstm_checkpoint, env, greedy=True).act(env, np.arange(4)), expected.numpy())

@@ -42,7 +42,7 @@ def test_logprob_and_entropy_match_torch_categoricals():
     logp2, entropy = heads.log_prob_entropy(grid, actions)
     want_logp, want_ent = torch.zeros(64), torch.zeros(64)
     for h, (lo, size) in enumerate(zip([0, 3], sizes)):
-        masked = logits[:, lo:lo + size].masked_fill(~mask[:, lo:lo + size], -float("inf"))
+        masked = logits[:, lo : lo + size].masked_fill(~mask[:, lo : lo + size], -float("inf"))
         dist = torch.distributions.Categorical(logits=masked)
         want_logp += dist.log_prob(actions[:, h])
         probs = dist.probs

@@ -18,5 +18,12 @@ def record(path, env_name, episodes, policy="random", num_envs=3, seed=0, **kw):
 @pytest.fixture(scope="module")
 def squared_file(tmp_path_factory):
     """Eight random-policy episodes of squared (size 7), four envs at once."""
-    return record(tmp_path_factory.mktemp("rec") / "squared.parquet", "squared", 8, num_envs=4, seed=5,
-                  config={"size": 7}, group_rows=64)
+    return record(
+        tmp_path_factory.mktemp("rec") / "squared.parquet",
+        "squared",
+        8,
+        num_envs=4,
+        seed=5,
+        config={"size": 7},
+        group_rows=64,
+    )

@@ -12,8 +12,15 @@ import pytest
 from sparring.record import Recording, write_html
 from tests.record.conftest import record
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 AGENT_RGB, TARGET_RGB = (60, 160, 230), (220, 60, 60)  # squared's draw(): agent disc, target tile
 
 
@@ -48,8 +55,10 @@ def open_page(browser, html: str):
     errors = []
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("request", lambda req: errors.append(f"network request {req.url}")
-            if not req.url.startswith(("file:", "data:")) else None)
+    page.on(
+        "request",
+        lambda req: errors.append(f"network request {req.url}") if not req.url.startswith(("file:", "data:")) else None,
+    )
     page.goto("file://" + html)
     page.wait_for_function("window.sparringViewer !== undefined")
     return page, errors
@@ -67,8 +76,7 @@ def test_squared_page_seeks_and_draws_the_recorded_state(browser, tmp_path):
         assert page.text_content("#tick-value") == str(ep.ticks[t])
         assert page.text_content('[data-field="row"]') == str(s["row"])
         assert page.text_content('[data-field="col"]') == str(s["col"])
-        assert page.evaluate(f"{viewer}.current().values") == {"row": s["row"], "col": s["col"],
-                                                               "target": s["target"]}
+        assert page.evaluate(f"{viewer}.current().values") == {"row": s["row"], "col": s["col"], "target": s["target"]}
         tr, tc = divmod(int(s["target"]), 9)
         if (s["row"], s["col"]) != (tr, tc):
             assert tuple(page.evaluate(f"{viewer}.pixel({tc + 0.5}, {tr + 0.5})")[:3]) == TARGET_RGB

@@ -38,5 +38,10 @@ def test_record_and_fork_with_a_checkpoint(tmp_path, capsys, checkpoint):
     # same state, greedy policy, memory restarted at each fork: both continuations are the same
     assert np.array_equal(first.actions, second.actions) and first.ticks[0] == t
     with pytest.raises(ValueError, match=r"checkpoint .*was trained on env 'squared', not 'toy_walk'"):
-        fork(record(tmp_path / "w.parquet", "toy_walk", 1, num_envs=1), 0, 0, f"checkpoint:{checkpoint}",
-             str(tmp_path / "x.parquet"))
+        fork(
+            record(tmp_path / "w.parquet", "toy_walk", 1, num_envs=1),
+            0,
+            0,
+            f"checkpoint:{checkpoint}",
+            str(tmp_path / "x.parquet"),
+        )

@@ -32,10 +32,17 @@ def test_print_episode_shows_every_tick_with_moves(squared_file):
 
 def test_interactive_replay_steps_and_quits_on_keys(squared_file):
     main_fd, child_fd = pty.openpty()
-    code = ("import sys; from tests.record import toys; from sparring.record import Recording, replay_terminal; "
-            "replay_terminal(Recording(sys.argv[1]), 0, fps=0.5)")
-    proc = subprocess.Popen([sys.executable, "-c", code, squared_file], stdin=child_fd, stdout=child_fd,
-                            stderr=child_fd, cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    code = (
+        "import sys; from tests.record import toys; from sparring.record import Recording, replay_terminal; "
+        "replay_terminal(Recording(sys.argv[1]), 0, fps=0.5)"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, squared_file],
+        stdin=child_fd,
+        stdout=child_fd,
+        stderr=child_fd,
+        cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))),
+    )
     os.close(child_fd)
     seen = b""
 
@@ -49,9 +56,9 @@ def test_interactive_replay_steps_and_quits_on_keys(squared_file):
 
     try:
         read_until(b"tick 0 (0/")
-        os.write(main_fd, b" ")            # pause
+        os.write(main_fd, b" ")  # pause
         read_until(b"paused")
-        os.write(main_fd, b"G")            # jump to the end
+        os.write(main_fd, b"G")  # jump to the end
         read_until(b"episode over")
         os.write(main_fd, b"q")
         assert proc.wait(15) == 0
@@ -86,7 +93,8 @@ def test_jsonl_export_has_one_turn_per_learner_move(tmp_path, squared_file):
     assert set(lines[0]) == {"episode", "tick", "agent", "observation", "action", "reward"}
     assert lines[0]["observation"].startswith("You are at row 3, column 3") and lines[0]["action"].startswith("move=")
     assert sum(line["reward"] for line in lines) == pytest.approx(
-        sum(Recording(squared_file).episode(k).rewards.sum() for k in range(8)))
+        sum(Recording(squared_file).episode(k).rewards.sum() for k in range(8))
+    )
     pair = record(tmp_path / "p.parquet", "toy_text_walk", 2)
     assert export_jsonl(pair, str(tmp_path / "p.jsonl")) > 0
     with pytest.raises(ValueError, match=r"recorded without text columns; record it again with text=True"):
@@ -114,8 +122,10 @@ def test_fork_replays_the_same_policy_exactly_and_reseeding_changes_the_dice(tmp
 
 def test_record_replay_fork_commands(tmp_path, capsys):
     out = str(tmp_path / "c.parquet")
-    assert main(["record", "squared", "--policy", "scripted:greedy", "--episodes", "3", "--out", out,
-                 "--env.size", "5"]) == 0
+    assert (
+        main(["record", "squared", "--policy", "scripted:greedy", "--episodes", "3", "--out", out, "--env.size", "5"])
+        == 0
+    )
     assert "recorded 3 episodes of squared (player=scripted:greedy)" in capsys.readouterr().out
     assert Recording(out).config.size == 5
     html, gif = str(tmp_path / "c.html"), str(tmp_path / "c.gif")
@@ -124,8 +134,10 @@ def test_record_replay_fork_commands(tmp_path, capsys):
     assert main(["replay", out, "--episode", "1", "--print"]) == 0
     assert "squared episode 1  tick 0" in capsys.readouterr().out
     forked = str(tmp_path / "f.parquet")
-    assert main(["fork", out, "--episode", "0", "--tick", "1", "--policy", "random", "--episodes", "2",
-                 "--out", forked]) == 0
+    assert (
+        main(["fork", out, "--episode", "0", "--tick", "1", "--policy", "random", "--episodes", "2", "--out", forked])
+        == 0
+    )
     assert "2 continuation(s) written" in capsys.readouterr().out
     assert main(["record", "squared", "--policy", "nope", "--out", str(tmp_path / "x.parquet")]) == 2
     assert "unknown player 'nope'; valid: random, checkpoint:PATH, scripted:greedy" in capsys.readouterr().err

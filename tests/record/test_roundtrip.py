@@ -18,25 +18,29 @@ def replay_matches(rec: Recording, ticks_per_episode: int, rng) -> int:
     for k in rec.episode_ids():
         ep = rec.episode(k)
         for t in rng.choice(ep.length, size=min(ticks_per_episode, ep.length), replace=False):
-            live.restore([0], ep.states[t:t + 1])
+            live.restore([0], ep.states[t : t + 1])
             assert np.array_equal(live.obs, ep.obs[t]) and np.array_equal(live.mask, ep.mask[t])
             for u in range(t, ep.length):
                 live.step(ep.actions[u])
-                assert live.records.tobytes() == ep.states[u + 1:u + 2].tobytes(), (k, t, u)
+                assert live.records.tobytes() == ep.states[u + 1 : u + 2].tobytes(), (k, t, u)
                 assert live.rewards.tobytes() == ep.rewards[u].tobytes(), (k, t, u)
-                assert np.array_equal(live.terminals, ep.terminals[u]) and np.array_equal(live.truncations,
-                                                                                          ep.truncations[u])
+                assert np.array_equal(live.terminals, ep.terminals[u]) and np.array_equal(
+                    live.truncations, ep.truncations[u]
+                )
                 compared += 1
             assert live.done[0], f"episode {k} did not end where the recording ends"
             assert list(live.records[0]["ep_return"]) == list(ep.states[-1]["ep_return"][:a])
     return compared
 
 
-@pytest.mark.parametrize("env_name, config, num_envs", [
-    ("squared", {"size": 7}, 4),        # one agent, text columns, draw()
-    ("toy_walk", {}, 3),                # two phases, truncations, a mask that changes
-    ("toy_pair_vs_idle", {}, 2),        # two agents, one seat played by the env
-])
+@pytest.mark.parametrize(
+    "env_name, config, num_envs",
+    [
+        ("squared", {"size": 7}, 4),  # one agent, text columns, draw()
+        ("toy_walk", {}, 3),  # two phases, truncations, a mask that changes
+        ("toy_pair_vs_idle", {}, 2),  # two agents, one seat played by the env
+    ],
+)
 def test_round_trip_is_byte_identical(tmp_path, env_name, config, num_envs):
     path = record(tmp_path / "r.parquet", env_name, 12, num_envs=num_envs, seed=11, config=config, group_rows=50)
     rec = Recording(path, env=env_name)
@@ -73,7 +77,7 @@ def test_manual_resets_without_autoreset_are_recorded_too(tmp_path):
     with Recorder(env, str(tmp_path / "m.parquet")) as rec:
         for _ in range(60):
             rec.step(env.scripted_actions("to_goal"))
-            finals += [env.records[i:i + 1].tobytes() for i in np.flatnonzero(env.done)]
+            finals += [env.records[i : i + 1].tobytes() for i in np.flatnonzero(env.done)]
             env.seed += 1  # a fresh episode per reset, as evaluation does
             env.reset_envs(np.flatnonzero(env.done))
     recording = Recording(str(tmp_path / "m.parquet"))

@@ -89,8 +89,9 @@ def test_other_versions_envs_and_layouts_fail_clearly(tmp_path, squared_file):
         Recording(squared_file, env="toy_walk")
     layout = json.loads(Recording(squared_file).meta.record_dtype)
     layout["formats"][3] = "<i2"
-    _rewrite_meta(squared_file, str(tmp_path / "layout.parquet"),
-                  record_dtype=json.dumps(layout, separators=(",", ":")))
+    _rewrite_meta(
+        squared_file, str(tmp_path / "layout.parquet"), record_dtype=json.dumps(layout, separators=(",", ":"))
+    )
     with pytest.raises(RecordingError, match=r"has changed its state record .*row <i2 -> <i4"):
         Recording(str(tmp_path / "layout.parquet"))
     _rewrite_meta(squared_file, str(tmp_path / "gone.parquet"), env="no_such_env")

@@ -20,13 +20,23 @@ class TextWalk(toys.Walk):
 
     @staticmethod
     def draw(s, cfg):
-        return [{"type": "rect", "x": 0, "y": 0, "w": LENGTH + 1, "h": 2, "fill": "#202020"},
-                {"type": "line", "x1": 0, "y1": 1, "x2": LENGTH + 1, "y2": 1, "stroke": "#888888"},
-                {"type": "rect", "x": int(s["goal"]), "y": 0, "w": 1, "h": 1, "fill": "#dc3c3c"},
-                {"type": "circle", "x": int(s["pos"]) + 0.5, "y": 0.5, "r": 0.4, "fill": "#3ca0e6"},
-                {"type": "bar", "x": 0, "y": 1.2, "w": LENGTH + 1, "h": 0.6, "value": int(s["pos"]),
-                 "max": LENGTH, "label": "pos"},
-                {"type": "text", "x": 0.1, "y": 2.2, "text": f"tick {int(s['tick'])}", "size": 0.4}]
+        return [
+            {"type": "rect", "x": 0, "y": 0, "w": LENGTH + 1, "h": 2, "fill": "#202020"},
+            {"type": "line", "x1": 0, "y1": 1, "x2": LENGTH + 1, "y2": 1, "stroke": "#888888"},
+            {"type": "rect", "x": int(s["goal"]), "y": 0, "w": 1, "h": 1, "fill": "#dc3c3c"},
+            {"type": "circle", "x": int(s["pos"]) + 0.5, "y": 0.5, "r": 0.4, "fill": "#3ca0e6"},
+            {
+                "type": "bar",
+                "x": 0,
+                "y": 1.2,
+                "w": LENGTH + 1,
+                "h": 0.6,
+                "value": int(s["pos"]),
+                "max": LENGTH,
+                "label": "pos",
+            },
+            {"type": "text", "x": 0.1, "y": 2.2, "text": f"tick {int(s['tick'])}", "size": 0.4},
+        ]
 
 
 class AnsiWalk(toys.Walk):

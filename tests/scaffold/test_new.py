@@ -5,8 +5,9 @@ import pytest
 from sparring.cli import main
 from sparring.scaffold.new import class_name, find_checkout, new_env
 
-CHECKOUT_INIT = ('from sparring.kit import register\n\nregister("squared", "x:Y")\nregister("duel", "x:Z")\n\n'
-                 '__all__ = []\n')
+CHECKOUT_INIT = (
+    'from sparring.kit import register\n\nregister("squared", "x:Y")\nregister("duel", "x:Z")\n\n__all__ = []\n'
+)
 
 
 @pytest.fixture
@@ -50,10 +51,17 @@ def test_standalone_flag_wins_inside_a_checkout(checkout):
     assert not (checkout / "src" / "sparring" / "envs" / "maze").exists()
 
 
-@pytest.mark.parametrize("name, message", [
-    ("Maze", "not valid"), ("2maze", "not valid"), ("my-maze", "not valid"), ("class", "not valid"),
-    ("squared", "already registered"), ("json", "already an importable Python module"),
-])
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("Maze", "not valid"),
+        ("2maze", "not valid"),
+        ("my-maze", "not valid"),
+        ("class", "not valid"),
+        ("squared", "already registered"),
+        ("json", "already an importable Python module"),
+    ],
+)
 def test_bad_names_are_refused_with_what_is_valid(tmp_path, name, message):
     with pytest.raises(ValueError, match=message):
         new_env(name, where=tmp_path)

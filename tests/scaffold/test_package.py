@@ -23,8 +23,23 @@ def package(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("scaffold")
     assert main(["new", "coins_two", "--agents", "2", "--dir", str(tmp)]) == 0
     site = tmp / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-                    "--no-index", "--target", str(site), str(tmp / "coins_two")], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--target",
+            str(site),
+            str(tmp / "coins_two"),
+        ],
+        check=True,
+        capture_output=True,
+    )
     return tmp, site
 
 
@@ -53,11 +68,27 @@ def test_scaffolded_package_is_listed_checked_trained_recorded_and_replayed(inst
     assert info["heads"] == {"move": 5} and info["phases"] == ["hunting", "last_coin"]
     assert info["scripted"] == ["greedy"] and info["obs_size"] == 2 + 3 * 3 + 2 + 1
     assert "OK: 0 failed, 0 warning(s)" in run(capsys, "check", "coins_two", "--steps", "200")
-    run(capsys, "train", "coins_two", "--steps", "3000", "--runs", str(runs), "--train.num_envs", "32",
-        "--train.horizon", "32", "--train.eval_episodes", "0", "--train.tensorboard", "false")
+    run(
+        capsys,
+        "train",
+        "coins_two",
+        "--steps",
+        "3000",
+        "--runs",
+        str(runs),
+        "--train.num_envs",
+        "32",
+        "--train.horizon",
+        "32",
+        "--train.eval_episodes",
+        "0",
+        "--train.tensorboard",
+        "false",
+    )
     (run_dir,) = runs.iterdir()
-    assert "recorded 2 episodes of coins_two" in run(capsys, "record", "coins_two", "--checkpoint", str(run_dir),
-                                                     "--episodes", "2", "--out", str(rec))
+    assert "recorded 2 episodes of coins_two" in run(
+        capsys, "record", "coins_two", "--checkpoint", str(run_dir), "--episodes", "2", "--out", str(rec)
+    )
     run(capsys, "replay", str(rec), "--episode", "1", "--html", str(html))
     assert "<html" in html.read_text()[:500].lower() and html.stat().st_size > 1000
     ticks = run(capsys, "replay", str(rec), "--episode", "0", "--print").strip().split("\n\n")

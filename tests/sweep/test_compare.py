@@ -10,8 +10,23 @@ from sparring.sweep.compare import parse_setup
 
 
 def test_a_batch_of_4096_beats_a_batch_of_8_significantly(capsys):
-    assert main(["bench", "squared", "--compare", "num_envs=8", "num_envs=4096,size=11", "--repeats", "5",
-                 "--seconds", "0.05", "--json"]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                "squared",
+                "--compare",
+                "num_envs=8",
+                "num_envs=4096,size=11",
+                "--repeats",
+                "5",
+                "--seconds",
+                "0.05",
+                "--json",
+            ]
+        )
+        == 0
+    )
     result = json.loads(capsys.readouterr().out)
     assert len(result["rates_a"]) == len(result["rates_b"]) == 5
     # measured here: B/A about 5-10 (per-step overhead is paid per 8 envs instead of per 4096)

@@ -18,8 +18,17 @@ TINY = {"num_envs": 64, "horizon": 16, "steps": 64 * 16 * 6, "minibatch_size": 2
 
 
 def settings(folder, trials):
-    return SweepSettings("squared", parse_space(SQUARED, SPACE), str(folder), trials=trials, train=TINY,
-                         env_config={"size": 5}, metric="success", episodes=128, rungs=2)
+    return SweepSettings(
+        "squared",
+        parse_space(SQUARED, SPACE),
+        str(folder),
+        trials=trials,
+        train=TINY,
+        env_config={"size": 5},
+        metric="success",
+        episodes=128,
+        rungs=2,
+    )
 
 
 def test_interrupted_sweep_resumes_from_where_it_stopped_and_reports(tmp_path):
@@ -62,16 +71,19 @@ def test_a_resume_with_other_settings_is_refused(tmp_path):
     assert json.load(open(tmp_path / "sweep.json"))["metric"] == "success"
 
 
-@pytest.mark.parametrize("table, message", [
-    ({}, "no search space"),
-    ({"lr": {"log": [1e-4, 1e-2]}}, "train.NAME or env.NAME"),
-    ({"train.lrr": {"log": [1e-4, 1e-2]}}, "no train setting 'lrr'"),
-    ({"train.lr": {"log": [0, 1e-2]}}, "LOW > 0 for log"),
-    ({"train.lr": {"log": [1e-4, 1e-2], "choices": [1]}}, "exactly one of"),
-    ({"train.hidden": {"linear": [16.5, 64]}}, "integer setting"),
-    ({"train.recurrence": {"choices": ["none", "gru"]}}, "valid values"),
-    ({"train.recurrence": {"linear": [0, 1]}}, "not numeric"),
-])
+@pytest.mark.parametrize(
+    "table, message",
+    [
+        ({}, "no search space"),
+        ({"lr": {"log": [1e-4, 1e-2]}}, "train.NAME or env.NAME"),
+        ({"train.lrr": {"log": [1e-4, 1e-2]}}, "no train setting 'lrr'"),
+        ({"train.lr": {"log": [0, 1e-2]}}, "LOW > 0 for log"),
+        ({"train.lr": {"log": [1e-4, 1e-2], "choices": [1]}}, "exactly one of"),
+        ({"train.hidden": {"linear": [16.5, 64]}}, "integer setting"),
+        ({"train.recurrence": {"choices": ["none", "gru"]}}, "valid values"),
+        ({"train.recurrence": {"linear": [0, 1]}}, "not numeric"),
+    ],
+)
 def test_bad_search_spaces_name_the_entry_and_what_is_valid(table, message):
     with pytest.raises(ValueError, match=message):
         parse_space(SQUARED, table)

@@ -21,15 +21,19 @@ def run(trainer, iterations):
         trainer.iterate()
 
 
-@pytest.mark.parametrize("env, recurrence, opponent, optimizer, critic", [
-    ("squared", "none", None, "adam", "shared"),
-    ("squared", "none", None, "adam", "separate"),
-    ("toy_masked_pick", "lstm", None, "muon", "shared"),
-    ("toy_match", "mingru", "self", "adam", "shared"),
-])
+@pytest.mark.parametrize(
+    "env, recurrence, opponent, optimizer, critic",
+    [
+        ("squared", "none", None, "adam", "shared"),
+        ("squared", "none", None, "adam", "separate"),
+        ("toy_masked_pick", "lstm", None, "muon", "shared"),
+        ("toy_match", "mingru", "self", "adam", "shared"),
+    ],
+)
 def test_resume_continues_exactly(tmp_path, env, recurrence, opponent, optimizer, critic):
-    cfg = make_train_config(None, {**TINY, "recurrence": recurrence, "optimizer": optimizer, "critic": critic,
-                                   "steps": 32 * 16 * 6})
+    cfg = make_train_config(
+        None, {**TINY, "recurrence": recurrence, "optimizer": optimizer, "critic": critic, "steps": 32 * 16 * 6}
+    )
     straight = Trainer(env, cfg, opponent=opponent)
     run(straight, 3)
     folder = save_checkpoint(str(tmp_path), straight)
@@ -48,8 +52,13 @@ def test_checkpoint_files_and_meta(tmp_path):
     trainer = Trainer("squared", make_train_config(None, {**TINY, "steps": 512}))
     run(trainer, 1)
     folder = save_checkpoint(str(tmp_path), trainer, keep=1)
-    assert sorted(os.listdir(folder)) == ["meta.json", "optimizer.pt", "policy.safetensors", "records.npy",
-                                          "state.safetensors"]
+    assert sorted(os.listdir(folder)) == [
+        "meta.json",
+        "optimizer.pt",
+        "policy.safetensors",
+        "records.npy",
+        "state.safetensors",
+    ]
     meta = json.load(open(os.path.join(folder, "meta.json")))
     assert meta["env"] == "squared" and meta["step"] == 512 and meta["version"]
     run(trainer, 1)

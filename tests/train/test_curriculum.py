@@ -18,8 +18,15 @@ from sparring.train.curriculum_sources import load_start_states, parse_spec
 from sparring.train.rollout import Rollout
 from sparring.train.trainer import Trainer
 
-TINY = {"num_envs": 32, "horizon": 8, "minibatch_size": 128, "hidden": 16, "threads": 1, "eval_episodes": 0,
-        "tensorboard": False}
+TINY = {
+    "num_envs": 32,
+    "horizon": 8,
+    "minibatch_size": 128,
+    "hidden": 16,
+    "threads": 1,
+    "eval_episodes": 0,
+    "tensorboard": False,
+}
 
 
 @kernel
@@ -121,14 +128,15 @@ def test_a_curriculum_learns_which_group_to_draw_and_keeps_the_true_share(tmp_pa
 
 def test_ended_envs_restart_from_the_drawn_states_with_zero_memory(tmp_path):
     env = sparring.make("toy_ladder", num_envs=16, seed=1)
-    rollout, curriculum = curriculum_on(env, "states:" + ladder_set(tmp_path / "s.npz"), recurrence="lstm",
-                                        true_share=0.25)
+    rollout, curriculum = curriculum_on(
+        env, "states:" + ladder_set(tmp_path / "s.npz"), recurrence="lstm", true_share=0.25
+    )
     drawn = []
     draw = curriculum.draw
     curriculum.draw = lambda n: drawn.append(draw(n)) or drawn[-1]
     before = env.snapshot()
     rollout.collect()
-    (groups, states), = drawn
+    ((groups, states),) = drawn
     restored = np.flatnonzero(curriculum.origin >= 0)
     assert restored.size == len(states) > 0 and (curriculum.origin[np.setdiff1d(np.arange(16), restored)] == TRUE).all()
     after = env.snapshot(restored)
@@ -145,8 +153,9 @@ def test_ended_envs_restart_from_the_drawn_states_with_zero_memory(tmp_path):
 
 def test_a_set_saved_with_the_envs_key_keeps_its_groups_and_another_key_is_recomputed(tmp_path):
     own = ladder_set(tmp_path / "own.npz", levels=(1, 3), per_level=2, groups=np.array([7, 7, 9, 9]))
-    other = ladder_set(tmp_path / "other.npz", levels=(1, 3), per_level=2, group_key="wave",
-                       groups=np.array([7, 7, 9, 9]))
+    other = ladder_set(
+        tmp_path / "other.npz", levels=(1, 3), per_level=2, group_key="wave", groups=np.array([7, 7, 9, 9])
+    )
     assert load_start_states("states:" + own, Ladder).keys.tolist() == [7, 9]
     starts = load_start_states(f"states:{other}, states:{own}", Ladder)
     assert starts.keys.tolist() == [1, 3, 7, 9] and starts.labels() == ["level_1", "level_3", "level_7", "level_9"]
@@ -167,8 +176,9 @@ def test_resume_continues_the_curriculum_exactly(tmp_path):
     restore_trainer(resumed, folder)
     again = [resumed.iterate() for _ in range(3)]
     for a, b in zip(later, again):
-        assert {k: v for k, v in a.items() if k.startswith("curriculum/")} == \
-               {k: v for k, v in b.items() if k.startswith("curriculum/")}
+        assert {k: v for k, v in a.items() if k.startswith("curriculum/")} == {
+            k: v for k, v in b.items() if k.startswith("curriculum/")
+        }
     s, r = straight.curriculum, resumed.curriculum
     for name in ("episodes", "wins"):
         assert getattr(s.sampler, name).tobytes() == getattr(r.sampler, name).tobytes()
@@ -182,9 +192,24 @@ def test_resume_continues_the_curriculum_exactly(tmp_path):
 @pytest.mark.parametrize("recurrence", ["none", "lstm"])
 def test_training_with_a_curriculum_writes_its_metrics_and_plot(tmp_path, recurrence):
     spec = "states:" + ladder_set(tmp_path / "s.npz")
-    assert main(["train", "toy_ladder", "--steps", str(32 * 8 * 4), "--runs", str(tmp_path / "runs"),
-                 *[f"--train.{k}={v}" for k, v in TINY.items()], "--train.curriculum", spec,
-                 "--train.recurrence", recurrence]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "toy_ladder",
+                "--steps",
+                str(32 * 8 * 4),
+                "--runs",
+                str(tmp_path / "runs"),
+                *[f"--train.{k}={v}" for k, v in TINY.items()],
+                "--train.curriculum",
+                spec,
+                "--train.recurrence",
+                recurrence,
+            ]
+        )
+        == 0
+    )
     (run,) = (tmp_path / "runs").iterdir()
     assert (run / "plots" / "curriculum.png").stat().st_size > 1000
     text = (run / "metrics.jsonl").read_text()
@@ -198,16 +223,33 @@ def test_bad_sources_fail_with_one_line_before_training(tmp_path, capsys):
     save_state_set(tmp_path / "broken.npz", Ladder, broken)
     squared = sparring.make("squared", num_envs=2).snapshot()
     save_state_set(tmp_path / "squared.npz", sparring.kit.get("squared"), squared)
-    cases = {f"states:{tmp_path / 'missing.npz'}": "no such file",
-             f"archive:{tmp_path}/nowhere": "no such folder",
-             f"states:{tmp_path / 'squared.npz'}": "holds 'squared' states, not 'toy_ladder' ones",
-             f"states:{tmp_path / 'broken.npz'}": "state 1.*breaks its invariants: level 9 outside",
-             "states": "is not KIND:PATH", f"tape:{good}": "is not KIND:PATH", ",": "names no source"}
+    cases = {
+        f"states:{tmp_path / 'missing.npz'}": "no such file",
+        f"archive:{tmp_path}/nowhere": "no such folder",
+        f"states:{tmp_path / 'squared.npz'}": "holds 'squared' states, not 'toy_ladder' ones",
+        f"states:{tmp_path / 'broken.npz'}": "state 1.*breaks its invariants: level 9 outside",
+        "states": "is not KIND:PATH",
+        f"tape:{good}": "is not KIND:PATH",
+        ",": "names no source",
+    }
     for spec, message in cases.items():
         with pytest.raises(ValueError, match=message):
             Trainer("toy_ladder", make_train_config(None, {**TINY, "curriculum": spec}))
-    assert main(["train", "toy_ladder", "--steps", "64", "--runs", str(tmp_path / "runs"),
-                 "--train.curriculum", f"states:{tmp_path / 'squared.npz'}"]) == 2
+    assert (
+        main(
+            [
+                "train",
+                "toy_ladder",
+                "--steps",
+                "64",
+                "--runs",
+                str(tmp_path / "runs"),
+                "--train.curriculum",
+                f"states:{tmp_path / 'squared.npz'}",
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("sparring: ") and not (tmp_path / "runs").exists()
     with pytest.raises(ValueError, match="KIND is one of|with KIND states"):
@@ -237,9 +279,18 @@ def test_the_archive_and_a_curriculum_share_the_ended_episodes(tmp_path):
     for _ in range(30):
         env.step(env.scripted_actions("reference"))
     save_state_set(tmp_path / "s.npz", serpent, env.snapshot(), group_key="phase")
-    cfg = make_train_config(None, {**TINY, "num_envs": 16, "recurrence": "mingru", "archive_fraction": 0.5,
-                                   "archive_every": 2, "curriculum": f"states:{tmp_path / 's.npz'}",
-                                   "curriculum_true": 0.0})
+    cfg = make_train_config(
+        None,
+        {
+            **TINY,
+            "num_envs": 16,
+            "recurrence": "mingru",
+            "archive_fraction": 0.5,
+            "archive_every": 2,
+            "curriculum": f"states:{tmp_path / 's.npz'}",
+            "curriculum_true": 0.0,
+        },
+    )
     trainer = Trainer("serpent", cfg)
     curriculum, restarts = trainer.curriculum, trainer.restarts
     assert trainer.rollout.episode_end is curriculum and curriculum.archive is restarts

@@ -68,5 +68,5 @@ def test_lambda_one_no_dones_is_discounted_return_minus_value():
     rewards = np.ones((4, 1), np.float32)
     values = np.zeros((4, 1), np.float32)
     got = gae(rewards, values, np.zeros((4, 1), np.float32), np.array([2.0], np.float32), 0.5, 1.0)
-    want = [1 + .5 + .25 + .125 + 2 * .0625, 1 + .5 + .25 + 2 * .125, 1 + .5 + 2 * .25, 1 + 2 * .5]
+    want = [1 + 0.5 + 0.25 + 0.125 + 2 * 0.0625, 1 + 0.5 + 0.25 + 2 * 0.125, 1 + 0.5 + 2 * 0.25, 1 + 2 * 0.5]
     assert np.allclose(got[:, 0], want)

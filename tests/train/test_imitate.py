@@ -79,16 +79,18 @@ def agreement(policy, seed: int) -> tuple[float, float]:
     env = BatchedEnv(CueTeacher, num_envs=2048, seed=seed)
     teacher = env.scripted_actions("teacher")[:, 0]
     with torch.inference_mode():
-        act, _, _, _ = policy.act(torch.from_numpy(env.obs), torch.from_numpy(env.mask),
-                                  policy.initial_state(env.rows), greedy=True)
+        act, _, _, _ = policy.act(
+            torch.from_numpy(env.obs), torch.from_numpy(env.mask), policy.initial_state(env.rows), greedy=True
+        )
     chance = float((1.0 / env.mask.sum(1)).mean())
     return float((act[:, 0].numpy() == teacher).mean()), chance
 
 
 @pytest.mark.parametrize("recurrence, floor", [("none", 0.9), ("lstm", 0.6)])  # the LSTM learns slower
 def test_the_clone_matches_its_teacher_on_held_out_states(recurrence, floor):
-    cfg = make_train_config(None, {**TINY, "recurrence": recurrence, "steps": 10 ** 6, "imitate": "teacher",
-                                   "imitate_steps": 32 * 16 * 30})
+    cfg = make_train_config(
+        None, {**TINY, "recurrence": recurrence, "steps": 10**6, "imitate": "teacher", "imitate_steps": 32 * 16 * 30}
+    )
     trainer = Trainer("toy_cue_teacher", cfg)
     before, chance = agreement(trainer.policy, seed=99)
     log = list(imitate(trainer))
@@ -99,19 +101,24 @@ def test_the_clone_matches_its_teacher_on_held_out_states(recurrence, floor):
 
 
 def test_the_warm_start_counts_toward_the_budget():
-    cfg = make_train_config(None, {**TINY, "steps": 32 * 16 * 5, "imitate": "teacher", "imitate_steps": 10 ** 6})
+    cfg = make_train_config(None, {**TINY, "steps": 32 * 16 * 5, "imitate": "teacher", "imitate_steps": 10**6})
     trainer = Trainer("toy_cue_teacher", cfg)
     log = list(imitate(trainer))
     assert len(log) == 5 and trainer.finished() and trainer.global_step == 32 * 16 * 5
     assert trainer.elapsed > 0
 
 
-@pytest.mark.parametrize("settings, message", [
-    ({"imitate": "nobody", "imitate_steps": 100}, "known: ['teacher']"),
-    ({"imitate": "teacher"}, "needs a limit"),
-    ({"imitate": "teacher", "imitate_minutes": -1.0},  # the config's own range check
-     "'imitate_minutes' (--train.imitate_minutes) is -1.0; valid: a finite number >= 0"),
-])
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ({"imitate": "nobody", "imitate_steps": 100}, "known: ['teacher']"),
+        ({"imitate": "teacher"}, "needs a limit"),
+        (
+            {"imitate": "teacher", "imitate_minutes": -1.0},  # the config's own range check
+            "'imitate_minutes' (--train.imitate_minutes) is -1.0; valid: a finite number >= 0",
+        ),
+    ],
+)
 def test_bad_imitation_settings_are_named(settings, message):
     env = BatchedEnv(CueTeacher, num_envs=2)
     with pytest.raises(ValueError, match=re.escape(message)):

@@ -10,16 +10,34 @@ import time
 import torch
 from safetensors.torch import load_file
 
-ARGS = ["--train.num_envs", "64", "--train.horizon", "16", "--train.minibatch_size", "256", "--train.hidden", "32",
-        "--train.threads", "1", "--train.anneal_lr", "false", "--train.checkpoint_s", "0",
-        "--train.eval_episodes", "0", "--train.tensorboard", "false"]
+ARGS = [
+    "--train.num_envs",
+    "64",
+    "--train.horizon",
+    "16",
+    "--train.minibatch_size",
+    "256",
+    "--train.hidden",
+    "32",
+    "--train.threads",
+    "1",
+    "--train.anneal_lr",
+    "false",
+    "--train.checkpoint_s",
+    "0",
+    "--train.eval_episodes",
+    "0",
+    "--train.tensorboard",
+    "false",
+]
 BATCH = 64 * 16
 TARGET = 40 * BATCH
 
 
 def sparring(*args, **kw):
-    return subprocess.Popen([sys.executable, "-m", "sparring", *args], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, **kw)
+    return subprocess.Popen(
+        [sys.executable, "-m", "sparring", *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, **kw
+    )
 
 
 def latest(run_dir):

@@ -56,9 +56,9 @@ def wandb_history(path) -> list[dict]:
         if block - pos % block < 7:  # a block's tail too short for a record header is padding
             pos += block - pos % block
             continue
-        length = int.from_bytes(data[pos + 4:pos + 6], "little")
+        length = int.from_bytes(data[pos + 4 : pos + 6], "little")
         assert data[pos + 6] == 1, "test reader handles whole (unsplit) records only"
-        record = wandb_internal_pb2.Record.FromString(data[pos + 7:pos + 7 + length])
+        record = wandb_internal_pb2.Record.FromString(data[pos + 7 : pos + 7 + length])
         if record.WhichOneof("record_type") == "history":
             rows.append({"/".join(i.nested_key) or i.key: json.loads(i.value_json) for i in record.history.item})
         pos += 7 + length
@@ -67,8 +67,9 @@ def wandb_history(path) -> list[dict]:
 
 def test_wandb_offline_run_keeps_the_metrics(tmp_path, monkeypatch):
     monkeypatch.setenv("WANDB_SILENT", "true")
-    log = MetricsLog(str(tmp_path), metric_columns(registry.get("squared")), tensorboard=False, wandb=True,
-                     wandb_config={"lr": 0.01})
+    log = MetricsLog(
+        str(tmp_path), metric_columns(registry.get("squared")), tensorboard=False, wandb=True, wandb_config={"lr": 0.01}
+    )
     for s in (1, 2):
         log.write({"train/step": s, "train/sps": 1000.5 + s})
     log.close()

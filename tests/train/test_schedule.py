@@ -35,8 +35,18 @@ def test_bad_entries_say_what_is_valid():
 
 
 def test_trainer_sets_the_knobs_before_each_rollout():
-    cfg = make_train_config(None, {"num_envs": 4, "horizon": 4, "minibatch_size": 16, "hidden": 16, "steps": 32,
-                                   "eval_episodes": 0, "env_anneal": "reward_damage=1"})
+    cfg = make_train_config(
+        None,
+        {
+            "num_envs": 4,
+            "horizon": 4,
+            "minibatch_size": 16,
+            "hidden": 16,
+            "steps": 32,
+            "eval_episodes": 0,
+            "env_anneal": "reward_damage=1",
+        },
+    )
     trainer = Trainer("duel", cfg, {"reward_damage": 0.0})
     first = trainer.iterate()
     second = trainer.iterate()

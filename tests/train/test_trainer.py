@@ -76,8 +76,10 @@ def success_rate(trainer, episodes=512):
 
 
 def test_squared_learns_beyond_random_in_a_small_budget():
-    cfg = make_train_config(None, {"num_envs": 256, "horizon": 32, "steps": 256 * 32 * 40, "threads": 1,
-                                   "minibatch_size": 2048, "gamma": 1.0})
+    cfg = make_train_config(
+        None,
+        {"num_envs": 256, "horizon": 32, "steps": 256 * 32 * 40, "threads": 1, "minibatch_size": 2048, "gamma": 1.0},
+    )
     trainer = Trainer("squared", cfg)
     before = success_rate(trainer)
     while not trainer.finished():

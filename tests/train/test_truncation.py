@@ -35,8 +35,9 @@ def fresh(state: tuple, new: np.ndarray) -> tuple:
     return tuple(s * keep for s in state)
 
 
-def reference(env_cls, records: np.ndarray, state0: tuple, new0: np.ndarray, rollout: Rollout, rows: np.ndarray,
-              config: dict) -> dict:
+def reference(
+    env_cls, records: np.ndarray, state0: tuple, new0: np.ndarray, rollout: Rollout, rows: np.ndarray, config: dict
+) -> dict:
     """Replay ``rollout``'s actions from ``records`` and compute its advantages and returns the slow way (float64).
 
     ``state0`` is the policy's memory entering the rollout, ``new0`` the rows whose episode starts at its first step.
@@ -77,8 +78,14 @@ def reference(env_cls, records: np.ndarray, state0: tuple, new0: np.ndarray, rol
                     break
                 weight *= GAMMA * LAM
             advantages[t, i] = total
-    return {"advantages": advantages, "returns": advantages + values, "values": values, "term": term,
-            "trunc": trunc, "final_values": final_values}
+    return {
+        "advantages": advantages,
+        "returns": advantages + values,
+        "values": values,
+        "term": term,
+        "trunc": trunc,
+        "final_values": final_values,
+    }
 
 
 @pytest.mark.parametrize("recurrence", ["none", "lstm"])

@@ -84,8 +84,19 @@ def _alive(pid: int) -> bool:
 
 
 def test_training_smoke_with_the_multiprocess_backend():
-    cfg = make_train_config(None, {"num_envs": 32, "horizon": 16, "minibatch_size": 256, "hidden": 32, "threads": 1,
-                                   "steps": 32 * 16 * 4, "vec": "multiprocess", "workers": 2})
+    cfg = make_train_config(
+        None,
+        {
+            "num_envs": 32,
+            "horizon": 16,
+            "minibatch_size": 256,
+            "hidden": 32,
+            "threads": 1,
+            "steps": 32 * 16 * 4,
+            "vec": "multiprocess",
+            "workers": 2,
+        },
+    )
     trainer = Trainer("toy_match", cfg, opponent="always_zero")  # scripted seat computed in the workers
     try:
         while not trainer.finished():
@@ -117,8 +128,19 @@ def test_final_observations_match_inprocess_and_train_the_same():
     # the trainer bootstraps truncations from final_obs: both backends must learn the same weights
     weights = []
     for vec in ("inprocess", "multiprocess"):
-        cfg = make_train_config(None, {"num_envs": 16, "horizon": 16, "minibatch_size": 128, "hidden": 16,
-                                       "threads": 1, "steps": 16 * 16 * 2, "vec": vec, "workers": 2})
+        cfg = make_train_config(
+            None,
+            {
+                "num_envs": 16,
+                "horizon": 16,
+                "minibatch_size": 128,
+                "hidden": 16,
+                "threads": 1,
+                "steps": 16 * 16 * 2,
+                "vec": vec,
+                "workers": 2,
+            },
+        )
         trainer = Trainer("toy_timed_walk", cfg)
         try:
             while not trainer.finished():
@@ -130,10 +152,11 @@ def test_final_observations_match_inprocess_and_train_the_same():
     assert all(torch.equal(a, b) for a, b in zip(*weights))
 
 
-@pytest.mark.parametrize("overrides, words", [({"vec": "threads"}, ["vec", "multiprocess"]),
-                                              ({"vec": "multiprocess", "workers": 0}, ["workers", "num_envs"])])
+@pytest.mark.parametrize(
+    "overrides, words",
+    [({"vec": "threads"}, ["vec", "multiprocess"]), ({"vec": "multiprocess", "workers": 0}, ["workers", "num_envs"])],
+)
 def test_bad_backend_settings_are_named(overrides, words):
     with pytest.raises(ValueError) as err:
         Trainer("squared", make_train_config(None, {"num_envs": 4, **overrides}))
     assert all(w in str(err.value) for w in words), str(err.value)
-

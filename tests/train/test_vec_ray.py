@@ -88,8 +88,15 @@ def assert_dies(actor, seconds: float = 30.0) -> None:
 
 def test_ray_training_learns_exactly_like_inprocess():
     # same seed, same episodes for the same actions: the two backends must end with identical weights
-    base = {"num_envs": 32, "horizon": 16, "steps": 32 * 16 * 4, "minibatch_size": 256, "hidden": 32,
-            "threads": 1, "workers": 2}
+    base = {
+        "num_envs": 32,
+        "horizon": 16,
+        "steps": 32 * 16 * 4,
+        "minibatch_size": 256,
+        "hidden": 32,
+        "threads": 1,
+        "workers": 2,
+    }
     weights = {}
     for vec in ("inprocess", "ray"):
         trainer = Trainer("squared", make_train_config(registry.get("squared"), {**base, "vec": vec}))
@@ -109,6 +116,7 @@ def test_bad_worker_counts_are_refused(monkeypatch):
     # more one-CPU actors than the local instance's CPUs can never all start: an error, not a hang
     monkeypatch.setattr(vec_ray, "START_TIMEOUT_S", 2.0)
     cpus = int(ray.cluster_resources()["CPU"])
-    with pytest.raises(RuntimeError, match=f"{cpus + 1} env actors .* did not start within 2.0 s; the Ray cluster has "
-                                           f"{cpus} CPUs"):
+    with pytest.raises(
+        RuntimeError, match=f"{cpus + 1} env actors .* did not start within 2.0 s; the Ray cluster has {cpus} CPUs"
+    ):
         RayEnv(registry.get("squared"), 8, workers=cpus + 1)

@@ -48,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"sparring: {_one_line(exc)}", file=sys.stderr)
     except OSError as exc:  # a file that cannot be read or written, named by the system's error
         where = f" {exc.filename!r}" if exc.filename else ""
-        print(f"sparring: cannot use{where}: {exc.strerror or _one_line(exc)}; check the path and its permissions",
-              file=sys.stderr)
+        print(
+            f"sparring: cannot use{where}: {exc.strerror or _one_line(exc)}; check the path and its permissions",
+            file=sys.stderr,
+        )
     return 2

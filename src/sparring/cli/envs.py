@@ -56,8 +56,14 @@ def cmd_bench(args, extra) -> int:
     from sparring.kit.bench import bench, format_bench
 
     sizes = tuple(int(s) for s in args.sizes.split(","))
-    result = bench(args.env, sizes=sizes, repeats=args.repeats, seconds=args.seconds,
-                   compile_times=not args.no_compile, **env_overrides(extra))
+    result = bench(
+        args.env,
+        sizes=sizes,
+        repeats=args.repeats,
+        seconds=args.seconds,
+        compile_times=not args.no_compile,
+        **env_overrides(extra),
+    )
     print(json.dumps(result, indent=1) if args.json else format_bench(result))
     return 0
 
@@ -70,8 +76,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("new", help="write a template env that passes `sparring check` and trains out of the box")
     p.add_argument("name", help="env name: lowercase letters, digits, underscores")
     p.add_argument("--agents", type=int, default=1, help=f"agents per env, 1 to {MAX_AGENTS}")
-    p.add_argument("--dir", help="where to write (default: the current folder); inside a sparring checkout the env "
-                                 "goes to src/sparring/envs/NAME, elsewhere to a package folder DIR/NAME")
+    p.add_argument(
+        "--dir",
+        help="where to write (default: the current folder); inside a sparring checkout the env "
+        "goes to src/sparring/envs/NAME, elsewhere to a package folder DIR/NAME",
+    )
     p.add_argument("--standalone", action="store_true", help="a package folder even inside a sparring checkout")
     p.set_defaults(fn=cmd_new)
     p = sub.add_parser("check", help="the env doctor: determinism, snapshots, masks, bounds, reward audit")
@@ -87,8 +96,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seconds", type=number(0, above=True), default=0.3, help="seconds per repeat")
     p.add_argument("--no-compile", action="store_true", help="skip the cold/warm start measurement")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--compare", nargs=2, metavar=("A", "B"),
-                   help="interleaved throughput of two setups with a significance verdict; a setup is KEY=VALUE,... "
-                        "of num_envs, vec (inprocess|multiprocess|ray), workers and env keys, e.g. vec=inprocess "
-                        "vec=ray,workers=2 (uses --repeats turns of --seconds each)")
+    p.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("A", "B"),
+        help="interleaved throughput of two setups with a significance verdict; a setup is KEY=VALUE,... "
+        "of num_envs, vec (inprocess|multiprocess|ray), workers and env keys, e.g. vec=inprocess "
+        "vec=ray,workers=2 (uses --repeats turns of --seconds each)",
+    )
     p.set_defaults(fn=cmd_bench)

@@ -38,14 +38,16 @@ def cmd_explore(args, extra) -> int:
     policy = args.policy or saved.get("policy") or "random"
     steps = args.steps if args.steps is not None else (goal - done if goal is not None else DEFAULT_STEPS)
     start = time.perf_counter()
-    explorer = Explorer(args.env, policy, args.num_envs, args.seed, args.segment, config, archive,
-                        parse_seats(args.seat))
+    explorer = Explorer(
+        args.env, policy, args.num_envs, args.seed, args.segment, config, archive, parse_seats(args.seat)
+    )
 
     def save(explorer: Explorer) -> None:
         nonlocal out
         out = out or new_folder(args.runs, f"{args.env}-explore")  # claimed once there is an archive to save
-        explorer.archive.save(out, {"policy": policy, "seed": args.seed, "steps": done + explorer.steps,
-                                    "goal": done + max(steps, 0)})
+        explorer.archive.save(
+            out, {"policy": policy, "seed": args.seed, "steps": done + explorer.steps, "goal": done + max(steps, 0)}
+        )
 
     if steps > 0:
         explorer.run(steps, save, args.save_s)
@@ -65,26 +67,44 @@ def _progress(saved: dict, folder: str | None) -> tuple[int, int | None]:
 
     done, goal = saved.get("steps", 0), saved.get("goal")
     if not isinstance(done, int) or not (goal is None or isinstance(goal, int)) or done < 0:
-        raise DamagedFile(os.path.join(folder or "", "archive.npz"), f"its explore progress is steps={done!r}, "
-                          f"goal={goal!r}; whole numbers >= 0 expected", "explore anew")
+        raise DamagedFile(
+            os.path.join(folder or "", "archive.npz"),
+            f"its explore progress is steps={done!r}, goal={goal!r}; whole numbers >= 0 expected",
+            "explore anew",
+        )
     return done, goal
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``explore``."""
-    p = sub.add_parser("explore", help="Go-Explore archive exploration: a cell frontier table and a saved archive "
-                                       "(--env.KEY VALUE overrides)")
+    p = sub.add_parser(
+        "explore",
+        help="Go-Explore archive exploration: a cell frontier table and a saved archive (--env.KEY VALUE overrides)",
+    )
     p.add_argument("env")
-    p.add_argument("--steps", type=count(1), help=f"env steps to explore (each env stepping once is one; default "
-                                                  f"{DEFAULT_STEPS}, or with --resume the rest of the steps asked "
-                                                  "for when it was started)")
-    p.add_argument("--policy", help="random (the default), or a checkpoint (run folder or checkpoints/step-N) whose "
-                                    "sampled actions explore; with --resume, the archive's")
-    p.add_argument("--out", help="folder for archive.npz and archive.json (default: runs/<env>-explore-<time>, "
-                                 "or the --resume folder)")
+    p.add_argument(
+        "--steps",
+        type=count(1),
+        help=f"env steps to explore (each env stepping once is one; default "
+        f"{DEFAULT_STEPS}, or with --resume the rest of the steps asked "
+        "for when it was started)",
+    )
+    p.add_argument(
+        "--policy",
+        help="random (the default), or a checkpoint (run folder or checkpoints/step-N) whose "
+        "sampled actions explore; with --resume, the archive's",
+    )
+    p.add_argument(
+        "--out",
+        help="folder for archive.npz and archive.json (default: runs/<env>-explore-<time>, or the --resume folder)",
+    )
     p.add_argument("--resume", metavar="DIR", help="continue the archive saved in DIR")
-    p.add_argument("--save-s", type=number(0, above=True), default=60.0, help="seconds between saves of the archive "
-                                                                             "while exploring")
+    p.add_argument(
+        "--save-s",
+        type=number(0, above=True),
+        default=60.0,
+        help="seconds between saves of the archive while exploring",
+    )
     p.add_argument("--num-envs", type=count(1), default=64, help="envs explored at once")
     p.add_argument("--segment", type=count(1), default=100, help="ticks explored from a cell before choosing another")
     add_seat_args(p, seed=0)

@@ -29,11 +29,19 @@ def cmd_serve(args, extra) -> int:
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port must be in [0, 65535], got {args.port}")
     if args.host not in LOOPBACK and not args.api_key:
-        print(f"sparring serve: warning: listening on {args.host} without --api-key; anyone who can reach this "
-              "address can use the model", file=sys.stderr)
-    limits = ServeLimits(max_request_bytes=args.max_request_bytes, max_tokens=args.max_tokens,
-                         max_prompt_tokens=args.max_prompt_tokens, max_batch=args.max_batch,
-                         max_prompt_chars=args.max_prompt_chars, request_timeout=args.request_timeout)
+        print(
+            f"sparring serve: warning: listening on {args.host} without --api-key; anyone who can reach this "
+            "address can use the model",
+            file=sys.stderr,
+        )
+    limits = ServeLimits(
+        max_request_bytes=args.max_request_bytes,
+        max_tokens=args.max_tokens,
+        max_prompt_tokens=args.max_prompt_tokens,
+        max_batch=args.max_batch,
+        max_prompt_chars=args.max_prompt_chars,
+        request_timeout=args.request_timeout,
+    )
     if args.threads is not None and args.threads < 1:
         raise ValueError(f"--threads must be >= 1, got {args.threads}")
     serve(args.model, args.host, args.port, args.api_key, args.name, limits, args.threads)
@@ -55,8 +63,9 @@ def cmd_build_lm(args, extra) -> int:
     if os.path.exists(args.out):
         raise ValueError(f"--out {args.out!r} exists; choose a new folder for the model")
     check_output(args.out, "--out", folder=True)
-    size = ModelSize(hidden=args.hidden, layers=args.layers, heads=args.heads, intermediate=args.intermediate,
-                     context=args.context)
+    size = ModelSize(
+        hidden=args.hidden, layers=args.layers, heads=args.heads, intermediate=args.intermediate, context=args.context
+    )
     try:
         out = build_small_model(lines, args.out, size, vocab_size=args.vocab, seed=args.seed)
     except FileExistsError as exc:
@@ -74,9 +83,11 @@ def cmd_distill(args, extra) -> int:
         report = distill(args.out, cfg, _town(args.env), **env_overrides(extra))
     except FileExistsError as exc:
         raise ValueError(str(exc)) from None
-    print(f"saved {args.out}: {report['parameters']} parameters; held-out action accuracy "
-          f"{report['held_out_accuracy']:.3f} over {report['held_out_turns']} turns "
-          f"(train {report['train_accuracy']:.3f})")
+    print(
+        f"saved {args.out}: {report['parameters']} parameters; held-out action accuracy "
+        f"{report['held_out_accuracy']:.3f} over {report['held_out_turns']} turns "
+        f"(train {report['train_accuracy']:.3f})"
+    )
     return 0
 
 
@@ -107,22 +118,27 @@ def play_brains(args, env_config: dict) -> int:
 
 def add_brain_args(p: argparse.ArgumentParser) -> None:
     """The brain options of ``sparring play``."""
-    p.add_argument("--brain", action="append", metavar="SPEC",
-                   help="a brain per character in order, the last repeating: scripted[:NAME], "
-                        "scripted:planner_noisy[:P], checkpoint:PATH, openai:URL:MODEL (key from $OPENAI_API_KEY), "
-                        "local:DIR (town envs)")
+    p.add_argument(
+        "--brain",
+        action="append",
+        metavar="SPEC",
+        help="a brain per character in order, the last repeating: scripted[:NAME], "
+        "scripted:planner_noisy[:P], checkpoint:PATH, openai:URL:MODEL (key from $OPENAI_API_KEY), "
+        "local:DIR (town envs)",
+    )
     p.add_argument("--episodes", type=int, default=1, help="with --brain: episodes to play")
     p.add_argument("--record", metavar="DIR", help="with --brain: record the episodes to DIR/town.parquet")
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``serve``, ``build-lm``, ``distill`` and ``grpo``."""
-    _add_serve(sub.add_parser("serve", help="serve a local model folder as an OpenAI-compatible "
-                                            "/v1/chat/completions"))
-    _add_build_lm(sub.add_parser("build-lm", help="train a BPE tokenizer on text lines and save a small untrained "
-                                                  "Llama model"))
-    _add_distill(sub.add_parser("distill", help="record a teacher's town turns and fine-tune a new small model on "
-                                                "them"))
+    _add_serve(sub.add_parser("serve", help="serve a local model folder as an OpenAI-compatible /v1/chat/completions"))
+    _add_build_lm(
+        sub.add_parser("build-lm", help="train a BPE tokenizer on text lines and save a small untrained Llama model")
+    )
+    _add_distill(
+        sub.add_parser("distill", help="record a teacher's town turns and fine-tune a new small model on them")
+    )
     _add_grpo(sub.add_parser("grpo", help="GRPO of a model folder as town character 0 on the in-game outcome"))
 
 
@@ -136,10 +152,19 @@ def _add_serve(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-prompt-tokens", type=int, help="longest prompt accepted (default: the model's context)")
     p.add_argument("--max-request-bytes", type=int, default=1 << 20, help="largest request body")
     p.add_argument("--max-batch", type=int, default=16, help="most waiting requests answered in one batch")
-    p.add_argument("--max-prompt-chars", type=int, help="longest prompt in characters, refused before tokenizing "
-                   "(default: the prompt token cap times the vocabulary's longest token)")
-    p.add_argument("--request-timeout", type=float, default=10.0, help="seconds a client has to send a whole "
-                   "request, headers and body (408 and the connection closed after; default 10)")
+    p.add_argument(
+        "--max-prompt-chars",
+        type=int,
+        help="longest prompt in characters, refused before tokenizing "
+        "(default: the prompt token cap times the vocabulary's longest token)",
+    )
+    p.add_argument(
+        "--request-timeout",
+        type=float,
+        default=10.0,
+        help="seconds a client has to send a whole "
+        "request, headers and body (408 and the connection closed after; default 10)",
+    )
     p.add_argument("--threads", type=int, help="torch CPU threads (default: torch's; 1 is fastest on a busy machine)")
     p.set_defaults(fn=cmd_serve)
 
@@ -185,5 +210,6 @@ def _config_args(p: argparse.ArgumentParser, defaults, skip=frozenset()) -> None
             continue
         value = getattr(defaults, f.name)
         kind = int if f.name == "threads" else type(value)
-        p.add_argument(f"--{f.name.replace('_', '-')}", dest=f.name, type=kind, default=value,
-                       help=f"(default {value})")
+        p.add_argument(
+            f"--{f.name.replace('_', '-')}", dest=f.name, type=kind, default=value, help=f"(default {value})"
+        )

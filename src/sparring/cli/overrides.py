@@ -19,7 +19,7 @@ def pull_overrides(argv: list[str]) -> tuple[list[str], list[str]]:
         arg = argv[i]
         if _is_override(arg):
             takes_value = "=" not in arg and i + 1 < len(argv)
-            overrides.extend(argv[i:i + 1 + takes_value])
+            overrides.extend(argv[i : i + 1 + takes_value])
             i += 1 + takes_value
         else:
             rest.append(arg)

@@ -33,14 +33,35 @@ def cmd_eval(args, extra) -> int:
         check_output(output_folder(args.checkpoint, None), "--checkpoint", folder=True)
     try:
         if args.policy is not None:
-            report = evaluate_scripted(args.env, args.policy, args.opponent, args.episodes,
-                                       seed=args.seed, env_overrides=config, record=args.record,
-                                       worst=args.worst, window=args.window, metric=args.metric, seats=seats)
+            report = evaluate_scripted(
+                args.env,
+                args.policy,
+                args.opponent,
+                args.episodes,
+                seed=args.seed,
+                env_overrides=config,
+                record=args.record,
+                worst=args.worst,
+                window=args.window,
+                metric=args.metric,
+                seats=seats,
+            )
         else:
-            report = evaluate_checkpoint(args.env, args.checkpoint, args.opponent, args.episodes, seed=args.seed,
-                                         greedy=args.greedy, env_overrides=config, record=args.record,
-                                         worst=args.worst, window=args.window, chart=True, metric=args.metric,
-                                         seats=seats)
+            report = evaluate_checkpoint(
+                args.env,
+                args.checkpoint,
+                args.opponent,
+                args.episodes,
+                seed=args.seed,
+                greedy=args.greedy,
+                env_overrides=config,
+                record=args.record,
+                worst=args.worst,
+                window=args.window,
+                chart=True,
+                metric=args.metric,
+                seats=seats,
+            )
     except FileExistsError as exc:
         raise ValueError(str(exc)) from None
     if args.json:
@@ -49,11 +70,15 @@ def cmd_eval(args, extra) -> int:
     print(format_report(args.env, report))
     if "metric" in report:
         print(format_metric(report["metric"]))
-    print(f"failures (losses by final phase and by the last phase transition before the loss):\n"
-          f"{format_failures(report['failures'])}")
-    written = ([f"recording: {report['record']}"] if "record" in report else []) + \
-        [f"worst replay: {p}" for p in report.get("worst", [])] + \
-        ([f"chart: {report['chart']}"] if "chart" in report else [])
+    print(
+        f"failures (losses by final phase and by the last phase transition before the loss):\n"
+        f"{format_failures(report['failures'])}"
+    )
+    written = (
+        ([f"recording: {report['record']}"] if "record" in report else [])
+        + [f"worst replay: {p}" for p in report.get("worst", [])]
+        + ([f"chart: {report['chart']}"] if "chart" in report else [])
+    )
     print("\n".join(written))
     return 0
 
@@ -63,8 +88,17 @@ def cmd_watch(args, extra) -> int:
     from sparring.evaluate.play import watch
     from sparring.players.opponents import parse_seats
 
-    watch(args.env, args.checkpoint, args.opponent, args.episodes, fps=args.fps, seed=args.seed, greedy=args.greedy,
-          env_overrides=override_groups(extra, {"env"}).get("env", {}), seats=parse_seats(args.seat))
+    watch(
+        args.env,
+        args.checkpoint,
+        args.opponent,
+        args.episodes,
+        fps=args.fps,
+        seed=args.seed,
+        greedy=args.greedy,
+        env_overrides=override_groups(extra, {"env"}).get("env", {}),
+        seats=parse_seats(args.seat),
+    )
     return 0
 
 
@@ -81,8 +115,9 @@ def cmd_play(args, extra) -> int:
     except ModuleNotFoundError as exc:
         if exc.name != f"{package}.play":
             raise
-        raise LookupError(f"env {args.env!r} has no terminal play (no play.py beside it); try: sparring play duel") \
-            from None
+        raise LookupError(
+            f"env {args.env!r} has no terminal play (no play.py beside it); try: sparring play duel"
+        ) from None
     module.play(sys.stdin, sys.stdout, seed=args.seed, **env_overrides(extra))
     return 0
 
@@ -91,8 +126,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``eval``, ``watch`` and ``play``."""
     _add_eval(sub.add_parser("eval", help="win/loss/draw of a checkpoint with 95%% Wilson intervals"))
     _add_watch(sub.add_parser("watch", help="play a checkpoint live in the terminal"))
-    _add_play(sub.add_parser("play", help="play seat 0 from the terminal, one tick per line (--env.KEY VALUE "
-                                          "overrides)"))
+    _add_play(
+        sub.add_parser("play", help="play seat 0 from the terminal, one tick per line (--env.KEY VALUE overrides)")
+    )
 
 
 def _add_eval(p: argparse.ArgumentParser) -> None:
@@ -102,16 +138,31 @@ def _add_eval(p: argparse.ArgumentParser) -> None:
     p.add_argument("--episodes", type=count(1), default=1000)
     p.add_argument("--greedy", action="store_true", help="most likely action instead of sampling")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--policy", metavar="scripted:NAME", help="evaluate the env's scripted policy NAME as the "
-                                                            "player instead of a --checkpoint")
-    p.add_argument("--metric", metavar="NAME", help="also report the rate of this yes/no env metric per "
-                                                   "learner seat with its 95%% Wilson interval (town: goal_rate)")
+    p.add_argument(
+        "--policy",
+        metavar="scripted:NAME",
+        help="evaluate the env's scripted policy NAME as the player instead of a --checkpoint",
+    )
+    p.add_argument(
+        "--metric",
+        metavar="NAME",
+        help="also report the rate of this yes/no env metric per "
+        "learner seat with its 95%% Wilson interval (town: goal_rate)",
+    )
     p.add_argument("--record", metavar="FILE", help="keep the evaluated episodes as a .parquet recording")
-    p.add_argument("--worst", type=count(0), default=0, metavar="K",
-                   help="write HTML replays of the K lowest-return episodes next to --record (else into "
-                        "the run folder)")
-    p.add_argument("--window", type=count(1), default=20,
-                   help="ticks after a phase began within which a loss counts as following it")
+    p.add_argument(
+        "--worst",
+        type=count(0),
+        default=0,
+        metavar="K",
+        help="write HTML replays of the K lowest-return episodes next to --record (else into the run folder)",
+    )
+    p.add_argument(
+        "--window",
+        type=count(1),
+        default=20,
+        help="ticks after a phase began within which a loss counts as following it",
+    )
     p.set_defaults(fn=cmd_eval)
 
 

@@ -27,8 +27,7 @@ def cmd_record(args, extra) -> int:
         meta = read_meta(args.checkpoint)
         config = dict(meta["env_config"]) if meta["env"] == args.env else {}
         opponent = opponent if opponent is not None or args.seat else meta.get("opponent")
-    config, other, assigned = resolve_seats(env_cls, parse_seats(args.seat), opponent, {**config, **explicit},
-                                            explicit)
+    config, other, assigned = resolve_seats(env_cls, parse_seats(args.seat), opponent, {**config, **explicit}, explicit)
     env = registry.make(args.env, num_envs=args.num_envs, seed=args.seed, **config)
     player = make_player(spec, env, args.seed, args.greedy)
     mirror = make_player(spec, env, args.seed) if other == SELF_PLAY else None
@@ -74,12 +73,23 @@ def cmd_fork(args, extra) -> int:
     env_overrides(extra)  # the env and its config come from the recording
     check_output(args.out, "--out")
     try:
-        n = fork(args.file, args.episode, args.tick, _policy_spec(args), args.out, episodes=args.episodes,
-                 seed=args.seed, reseed=args.reseed, greedy=args.greedy, seats=parse_seats(args.seat))
+        n = fork(
+            args.file,
+            args.episode,
+            args.tick,
+            _policy_spec(args),
+            args.out,
+            episodes=args.episodes,
+            seed=args.seed,
+            reseed=args.reseed,
+            greedy=args.greedy,
+            seats=parse_seats(args.seat),
+        )
     except (FileNotFoundError, FileExistsError) as exc:
         raise ValueError(str(exc)) from None
-    print(f"forked episode {args.episode} of {args.file} at tick {args.tick}: {n} continuation(s) written to "
-          f"{args.out}")
+    print(
+        f"forked episode {args.episode} of {args.file} at tick {args.tick}: {n} continuation(s) written to {args.out}"
+    )
     return 0
 
 
@@ -102,8 +112,12 @@ def _add_record(p: argparse.ArgumentParser) -> None:
     _policy_args(p, opponent="default: with --checkpoint, the one it trained against; else the env's")
     p.add_argument("--episodes", type=count(1), default=10)
     p.add_argument("--out", required=True, help="the .parquet file to write")
-    p.add_argument("--num-envs", type=count(1), default=1, help="envs played at once (more is faster, but the first "
-                                                            "episodes to finish are the shorter ones)")
+    p.add_argument(
+        "--num-envs",
+        type=count(1),
+        default=1,
+        help="envs played at once (more is faster, but the first episodes to finish are the shorter ones)",
+    )
     p.add_argument("--group-rows", type=count(1), default=4096, help="rows per crash-safe row group")
     p.set_defaults(fn=cmd_record)
 

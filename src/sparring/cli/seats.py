@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-SEAT_HELP = ("who plays the seat NAME (repeatable): random, scripted:NAME, checkpoint:RUN{knob}; `sparring list` "
-             "names the seats")
+SEAT_HELP = (
+    "who plays the seat NAME (repeatable): random, scripted:NAME, checkpoint:RUN{knob}; `sparring list` names the seats"
+)
 
 
-def add_seat_args(p: argparse.ArgumentParser, *, seed: int | None = 0, opponent: str | None = None,
-                  seat: bool = True) -> None:
+def add_seat_args(
+    p: argparse.ArgumentParser, *, seed: int | None = 0, opponent: str | None = None, seat: bool = True
+) -> None:
     """Add who plays the seats and the episode seed to ``p``.
 
     ``seed`` is the ``--seed`` default, or None for a command whose seed is a ``--train`` key;

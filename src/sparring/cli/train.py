@@ -29,8 +29,15 @@ def cmd_train(args, extra) -> int:
     if args.env is None and args.resume is None:
         raise ValueError("train needs an env name, or --resume RUN")
     check_output(args.resume or args.runs, "--resume" if args.resume else "--runs", folder=True)
-    run_dir = train(args.env, budget, groups.get("env", {}), args.opponent, resume=args.resume, runs_dir=args.runs,
-                    seats=parse_seats(args.seat))
+    run_dir = train(
+        args.env,
+        budget,
+        groups.get("env", {}),
+        args.opponent,
+        resume=args.resume,
+        runs_dir=args.runs,
+        seats=parse_seats(args.seat),
+    )
     final_eval(run_dir)
     return 0
 
@@ -46,8 +53,9 @@ def final_eval(run_dir: str) -> None:
     episodes = config["train"]["eval_episodes"]
     if episodes <= 0:
         return
-    report = evaluate_checkpoint(config["env"], run_dir, config["opponent"], episodes=episodes,
-                                 seats=config.get("seats"))
+    report = evaluate_checkpoint(
+        config["env"], run_dir, config["opponent"], episodes=episodes, seats=config.get("seats")
+    )
     with open(os.path.join(run_dir, "eval.json"), "w") as fh:
         json.dump(report, fh, indent=1)
     print(format_report(config["env"], report) + f"\nrun folder: {run_dir}", flush=True)
@@ -68,8 +76,19 @@ def cmd_sweep(args, extra) -> int:
     space = load_space(registry.get(args.env), args.space)
     folder = os.path.join(args.sweeps, args.name or args.env)
     check_output(folder, "--sweeps", folder=True)
-    settings = SweepSettings(args.env, space, folder, args.trials, _budget(args, groups.get("train", {})),
-                             groups.get("env", {}), args.opponent, args.metric, args.episodes, args.rungs, args.seed)
+    settings = SweepSettings(
+        args.env,
+        space,
+        folder,
+        args.trials,
+        _budget(args, groups.get("train", {})),
+        groups.get("env", {}),
+        args.opponent,
+        args.metric,
+        args.episodes,
+        args.rungs,
+        args.seed,
+    )
     prepare(settings)
     print(f"sweep of {args.env} in {folder} ({args.backend} backend, {args.trials} trials, {args.metric})", flush=True)
     if args.backend == "ray":
@@ -99,13 +118,25 @@ def cmd_ablate(args, extra) -> int:
     groups = override_groups(extra, {"env", "train"})
 
     def show(label, seed, value):
-        print(f"{args.knob.partition('=')[0]}={label} seed {seed}: {args.metric}={value:.4g}", file=sys.stderr,
-              flush=True)
+        print(
+            f"{args.knob.partition('=')[0]}={label} seed {seed}: {args.metric}={value:.4g}", file=sys.stderr, flush=True
+        )
 
     if args.out:
         check_output(args.out, "--out")
-    result = ablate(args.env, args.knob, args.seeds, _budget(args, groups.get("train", {})), groups.get("env", {}),
-                    args.opponent, args.metric, args.test, args.episodes, args.first_seed, progress=show)
+    result = ablate(
+        args.env,
+        args.knob,
+        args.seeds,
+        _budget(args, groups.get("train", {})),
+        groups.get("env", {}),
+        args.opponent,
+        args.metric,
+        args.test,
+        args.episodes,
+        args.first_seed,
+        progress=show,
+    )
     print(result.to_json() if args.json else result.table())
     if args.out:
         with atomic_file(args.out) as fh:
@@ -131,14 +162,24 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     add_seat_args(p, seed=None, opponent="the env's opponent knob value, one of its scripted policies, or 'self'")
     p.add_argument("--resume", metavar="RUN", help="continue a run folder (or checkpoint) where it stopped")
     p.add_argument("--runs", default="runs", help="folder for new run folders")
-    p.add_argument("--ray-address", help="step the envs on this Ray cluster (same as --train.vec ray "
-                                         "--train.ray_address ADDR)")
-    p.add_argument("--archive", type=number(0, 1, above=True), nargs="?", const=0.25, metavar="F",
-                   help="Go-Explore: restart a fraction F (default 0.25) of ended episodes from archive cells "
-                        "(same as --train.archive_fraction F)")
+    p.add_argument(
+        "--ray-address", help="step the envs on this Ray cluster (same as --train.vec ray --train.ray_address ADDR)"
+    )
+    p.add_argument(
+        "--archive",
+        type=number(0, 1, above=True),
+        nargs="?",
+        const=0.25,
+        metavar="F",
+        help="Go-Explore: restart a fraction F (default 0.25) of ended episodes from archive cells "
+        "(same as --train.archive_fraction F)",
+    )
     p.set_defaults(fn=cmd_train)
-    p = sub.add_parser("sweep", help="Optuna (or Ray Tune) over the env's [sweep] search space; resumes, "
-                                     "writes a table and plots (--train.KEY/--env.KEY fix the rest)")
+    p = sub.add_parser(
+        "sweep",
+        help="Optuna (or Ray Tune) over the env's [sweep] search space; resumes, "
+        "writes a table and plots (--train.KEY/--env.KEY fix the rest)",
+    )
     p.add_argument("env")
     p.add_argument("--trials", type=count(1), default=20, help="finished trials the sweep should hold")
     _trial_args(p)
@@ -147,12 +188,18 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--space", metavar="FILE", help="a TOML file whose [sweep] table replaces the env's")
     p.add_argument("--name", help="sweep folder name under --sweeps (default: the env); rerun to resume")
     p.add_argument("--sweeps", default="sweeps", help="folder holding sweep folders")
-    p.add_argument("--backend", choices=("local", "ray"), default="local",
-                   help="local: Optuna TPE + median pruning in SQLite; ray: Ray Tune with OptunaSearch + ASHA")
+    p.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="local: Optuna TPE + median pruning in SQLite; ray: Ray Tune with OptunaSearch + ASHA",
+    )
     p.add_argument("--ray-address", help="Ray cluster address for --backend ray (default: a local Ray)")
     p.set_defaults(fn=cmd_sweep)
-    p = sub.add_parser("ablate", help="one knob's values over K seeds each: mean, bootstrap 95%% CI, "
-                                      "Holm-corrected test against the base")
+    p = sub.add_parser(
+        "ablate",
+        help="one knob's values over K seeds each: mean, bootstrap 95%% CI, Holm-corrected test against the base",
+    )
     p.add_argument("env")
     p.add_argument("--knob", required=True, metavar="KEY=A,B[,C]", help="e.g. train.lr=3e-4,1e-3 or env.size=9,11")
     p.add_argument("--seeds", type=count(1), default=5, help="trainings per value")
@@ -167,7 +214,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 def _trial_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--steps", type=count(0), help="training budget per trial, in learner agent-steps")
     p.add_argument("--minutes", type=number(0), help="training budget per trial, in minutes")
-    p.add_argument("--metric", default="win_rate",
-                   help="score: win_rate, episode_return, episode_length or one of the env's metrics")
+    p.add_argument(
+        "--metric",
+        default="win_rate",
+        help="score: win_rate, episode_return, episode_length or one of the env's metrics",
+    )
     p.add_argument("--episodes", type=count(1), default=256, help="evaluation episodes per score")
     p.add_argument("--opponent", help="as for sparring train")

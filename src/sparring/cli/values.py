@@ -8,6 +8,7 @@ import math
 
 def count(low: int = 1):
     """An argparse type: an integer >= ``low``."""
+
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -23,8 +24,9 @@ def count(low: int = 1):
 
 def number(low: float = 0.0, high: float = math.inf, above: bool = False):
     """An argparse type: a finite number in [``low``, ``high``] (``(low, high]`` when ``above``)."""
-    shown = f"in {'(' if above else '['}{low:g}, {high:g}]" if math.isfinite(high) else \
-        f"{'>' if above else '>='} {low:g}"
+    shown = (
+        f"in {'(' if above else '['}{low:g}, {high:g}]" if math.isfinite(high) else f"{'>' if above else '>='} {low:g}"
+    )
 
     def parse(text: str) -> float:
         try:

@@ -14,7 +14,7 @@ def seat_outcomes(env_cls, episodes: np.ndarray, seat: int) -> np.ndarray:
     """Per episode 0 (win), 1 (loss) or 2 (draw) for ``seat``, by the env's rule (``Env.outcome``)."""
     n_metrics = max(1, len(env_cls.metrics))
     returns = episodes[:, 3 + n_metrics + seat]
-    return env_cls.outcome(seat, returns, episodes[:, 3:3 + len(env_cls.metrics)])
+    return env_cls.outcome(seat, returns, episodes[:, 3 : 3 + len(env_cls.metrics)])
 
 
 def focus_seat(episodes: np.ndarray) -> int:
@@ -96,16 +96,20 @@ def summarize(env_cls, episodes: np.ndarray, players: dict[str, str] | None = No
     n = len(episodes)
     result = outcomes(env_cls, episodes)
     report = {"episodes": n, "seat": env_cls.seats[focus_seat(episodes)], **_tally(result)}
-    report["seats"] = {name: {"player": (players or {}).get(name, "?"), **_tally(seat_outcomes(env_cls, episodes, k))}
-                       for k, name in enumerate(env_cls.seats)}
+    report["seats"] = {
+        name: {"player": (players or {}).get(name, "?"), **_tally(seat_outcomes(env_cls, episodes, k))}
+        for k, name in enumerate(env_cls.seats)
+    }
     phases = {}
     for p, phase in enumerate(env_cls.phases):
         sel = episodes[:, 2] == p
         counts = {o: int((result[sel] == k).sum()) for k, o in enumerate(OUTCOMES)}
         phases[phase] = {"episodes": int(sel.sum()), **counts}
     report["phases"] = phases
-    means = {"episode_return": float(episodes[:, 0].mean()) if n else 0.0,
-             "episode_length": float(episodes[:, 1].mean()) if n else 0.0}
+    means = {
+        "episode_return": float(episodes[:, 0].mean()) if n else 0.0,
+        "episode_length": float(episodes[:, 1].mean()) if n else 0.0,
+    }
     for m, name in enumerate(env_cls.metrics):
         means[name] = float(episodes[:, 3 + m].mean()) if n else 0.0
     report["means"] = means
@@ -121,8 +125,9 @@ def format_report(env_name: str, report: dict) -> str:
     if len(report["seats"]) > 1:
         lines.append(f"  {'seat':<12} {'win':>16} {'loss':>16} {'draw':>16}  player")
         for seat, row in report["seats"].items():
-            cells = " ".join(f"{row[o]['rate']:.3f} [{row[o]['ci95'][0]:.2f},{row[o]['ci95'][1]:.2f}]"
-                             for o in OUTCOMES)
+            cells = " ".join(
+                f"{row[o]['rate']:.3f} [{row[o]['ci95'][0]:.2f},{row[o]['ci95'][1]:.2f}]" for o in OUTCOMES
+            )
             lines.append(f"  {seat:<12} {cells}  {row['player']}")
     lines.append(f"  {'phase':<16} {'episodes':>8} {'win':>6} {'loss':>6} {'draw':>6}")
     for phase, row in report["phases"].items():
@@ -147,15 +152,25 @@ def metric_rate(env_cls, episodes: np.ndarray, name: str, seats: int) -> dict:
     counts = np.round(values)
     if not np.allclose(values, counts, atol=1e-3) or (counts < 0).any() or (counts > seats).any():
         bad = values[~np.isclose(values, counts, atol=1e-3) | (counts < 0) | (counts > seats)][0] / seats
-        raise ValueError(f"metric {name!r} of {env_cls.name!r} is not a yes/no outcome per learner seat: its values "
-                         f"must be k/{seats} for k in 0..{seats}, got {bad:g}")
+        raise ValueError(
+            f"metric {name!r} of {env_cls.name!r} is not a yes/no outcome per learner seat: its values "
+            f"must be k/{seats} for k in 0..{seats}, got {bad:g}"
+        )
     successes, trials = int(counts.sum()), len(episodes) * seats
     low, high = wilson_interval(successes, trials)
-    return {"name": name, "successes": successes, "trials": trials, "seats": seats,
-            "rate": successes / trials if trials else 0.0, "ci95": [low, high]}
+    return {
+        "name": name,
+        "successes": successes,
+        "trials": trials,
+        "seats": seats,
+        "rate": successes / trials if trials else 0.0,
+        "ci95": [low, high],
+    }
 
 
 def format_metric(rate: dict) -> str:
     """One line: the metric's successes over seat-episodes, its rate and 95% Wilson interval."""
-    return (f"  {rate['name']}: {rate['successes']}/{rate['trials']} seat-episodes ({rate['seats']} learner seats "
-            f"per episode) = {rate['rate']:.3f}  95% CI [{rate['ci95'][0]:.3f}, {rate['ci95'][1]:.3f}]")
+    return (
+        f"  {rate['name']}: {rate['successes']}/{rate['trials']} seat-episodes ({rate['seats']} learner seats "
+        f"per episode) = {rate['rate']:.3f}  95% CI [{rate['ci95'][0]:.3f}, {rate['ci95'][1]:.3f}]"
+    )

@@ -21,18 +21,23 @@ def watermark_spec(env_cls) -> dict[str, tuple[str, int | None]]:
     """The env's ``watermarks`` class attribute, checked: ``{name: (state field, index or None)}``."""
     spec = getattr(env_cls, "watermarks", {})
     if not isinstance(spec, dict):
-        raise ValueError(f"env {env_cls.name!r}: watermarks must be a dict {{name: (field, index or None)}}, "
-                         f"got {type(spec).__name__}")
+        raise ValueError(
+            f"env {env_cls.name!r}: watermarks must be a dict {{name: (field, index or None)}}, "
+            f"got {type(spec).__name__}"
+        )
     fields = dict(env_cls.state)
     out = {}
     for name, entry in spec.items():
         if not (isinstance(entry, tuple) and len(entry) == 2):
-            raise ValueError(f"env {env_cls.name!r}: watermark {name!r} must be a (field, index or None) pair, "
-                             f"got {entry!r}")
+            raise ValueError(
+                f"env {env_cls.name!r}: watermark {name!r} must be a (field, index or None) pair, got {entry!r}"
+            )
         field, index = entry
         if field not in fields:
-            raise ValueError(f"env {env_cls.name!r}: watermark {name!r} names state field {field!r}; the state "
-                             f"fields are {sorted(fields)}")
+            raise ValueError(
+                f"env {env_cls.name!r}: watermark {name!r} names state field {field!r}; the state "
+                f"fields are {sorted(fields)}"
+            )
         out[name] = (field, index)
     return out
 
@@ -53,8 +58,10 @@ class PhaseTracker:
         for name, (field, index) in self.watermarks.items():
             shape = env.records[field].shape[1:]
             if (index is None) != (shape == ()) or (index is not None and not 0 <= index < int(np.prod(shape))):
-                raise ValueError(f"env {env.env_cls.name!r}: watermark {name!r} index {index!r} does not fit "
-                                 f"state field {field!r} of shape {shape} (use None for a scalar field)")
+                raise ValueError(
+                    f"env {env.env_cls.name!r}: watermark {name!r} index {index!r} does not fit "
+                    f"state field {field!r} of shape {shape} (use None for a scalar field)"
+                )
         n = env.num_envs
         self.phase = np.zeros(n, np.int64)
         self.previous = np.full(n, NO_PHASE, np.int64)
@@ -121,10 +128,17 @@ def summarize_failures(env_cls, episodes: np.ndarray, tracked: np.ndarray, water
     by_transition = dict(sorted(by_transition.items(), key=lambda kv: -kv[1]["losses"]))
     lows = {}
     for m, name in enumerate(watermarks):
-        lows[name] = {o: (float(tracked[result == k, 3 + m].mean()) if (result == k).any() else None)
-                      for k, o in enumerate(OUTCOMES)}
-    return {"losses": int(lost.sum()), "window": window, "by_phase": by_phase, "by_transition": by_transition,
-            "watermarks": lows}
+        lows[name] = {
+            o: (float(tracked[result == k, 3 + m].mean()) if (result == k).any() else None)
+            for k, o in enumerate(OUTCOMES)
+        }
+    return {
+        "losses": int(lost.sum()),
+        "window": window,
+        "by_phase": by_phase,
+        "by_transition": by_transition,
+        "watermarks": lows,
+    }
 
 
 def format_failures(failures: dict) -> str:

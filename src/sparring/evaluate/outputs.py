@@ -34,5 +34,7 @@ def write_worst(recording: str, episodes: np.ndarray, k: int, folder: str, stem:
     from sparring.record import Recording, write_html
 
     rec = Recording(recording)
-    return [write_html(rec, ep, os.path.join(folder, f"{stem}-worst{rank + 1}-episode{ep}.html"))
-            for rank, ep in enumerate(worst_episodes(episodes[:, 0], episodes[:, 1], k))]
+    return [
+        write_html(rec, ep, os.path.join(folder, f"{stem}-worst{rank + 1}-episode{ep}.html"))
+        for rank, ep in enumerate(worst_episodes(episodes[:, 0], episodes[:, 1], k))
+    ]

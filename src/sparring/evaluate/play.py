@@ -21,8 +21,17 @@ from sparring.players.opponents import SELF_PLAY, opponent_choices, resolve_seat
 from sparring.record import Recorder
 
 
-def _setup(env_name: str, checkpoint: str, opponent: str | None, env_overrides: dict, num_envs: int, seed: int,
-           greedy: bool, autoreset: bool = True, seats: dict | None = None):
+def _setup(
+    env_name: str,
+    checkpoint: str,
+    opponent: str | None,
+    env_overrides: dict,
+    num_envs: int,
+    seed: int,
+    greedy: bool,
+    autoreset: bool = True,
+    seats: dict | None = None,
+):
     """The env and the seated players: the checkpoint in its seat, the ``--seat`` players in theirs, and its
     opponent where one plays from outside (by default the one it trained against)."""
     meta = read_meta(checkpoint)
@@ -41,11 +50,22 @@ def _setup(env_name: str, checkpoint: str, opponent: str | None, env_overrides: 
     return env, seat_players(env, player, other, mirror, assigned, seed), meta
 
 
-def evaluate_checkpoint(env_name: str, checkpoint: str, opponent: str | None = None, episodes: int = 1000,
-                        seed: int = 12345, num_envs: int = 256, greedy: bool = False,
-                        env_overrides: dict | None = None, record: str | None = None, worst: int = 0,
-                        window: int = 20, chart: bool = False, metric: str | None = None,
-                        seats: dict | None = None) -> dict:
+def evaluate_checkpoint(
+    env_name: str,
+    checkpoint: str,
+    opponent: str | None = None,
+    episodes: int = 1000,
+    seed: int = 12345,
+    num_envs: int = 256,
+    greedy: bool = False,
+    env_overrides: dict | None = None,
+    record: str | None = None,
+    worst: int = 0,
+    window: int = 20,
+    chart: bool = False,
+    metric: str | None = None,
+    seats: dict | None = None,
+) -> dict:
     """Win/loss/draw with Wilson intervals, per-phase table, means and failure analysis for ``episodes`` episodes.
 
     ``seed`` defaults to one no training run uses by default, so eval episodes are fresh.
@@ -57,38 +77,70 @@ def evaluate_checkpoint(env_name: str, checkpoint: str, opponent: str | None = N
     Paths written are in the report.
     """
     _check_counts(episodes, worst, window)
-    env, seated, meta = _setup(env_name, checkpoint, opponent, env_overrides or {}, min(num_envs, episodes), seed,
-                               greedy, autoreset=False, seats=seats)
+    env, seated, meta = _setup(
+        env_name,
+        checkpoint,
+        opponent,
+        env_overrides or {},
+        min(num_envs, episodes),
+        seed,
+        greedy,
+        autoreset=False,
+        seats=seats,
+    )
     folder = output_folder(checkpoint, record)
     stem = os.path.splitext(os.path.basename(record))[0] if record else f"eval-step{meta['step']}"
     report = _evaluate(env, seated, episodes, record, worst, window, metric, folder, stem)
-    report.update({"env": env_name, "checkpoint_step": meta["step"], "opponent": opponent or meta.get("opponent"),
-                   "greedy": greedy, "seed": seed})
+    report.update(
+        {
+            "env": env_name,
+            "checkpoint_step": meta["step"],
+            "opponent": opponent or meta.get("opponent"),
+            "greedy": greedy,
+            "seed": seed,
+        }
+    )
     if chart:
-        report["chart"] = write_failure_chart(report["failures"], f"{env_name} step {meta['step']}",
-                                              os.path.join(folder, f"{stem}-failures.png"))
+        report["chart"] = write_failure_chart(
+            report["failures"], f"{env_name} step {meta['step']}", os.path.join(folder, f"{stem}-failures.png")
+        )
     return report
 
 
-def evaluate_scripted(env_name: str, policy: str, opponent: str | None = None, episodes: int = 1000,
-                      seed: int = 12345, num_envs: int = 256, env_overrides: dict | None = None,
-                      record: str | None = None, worst: int = 0, window: int = 20,
-                      metric: str | None = None, seats: dict | None = None) -> dict:
+def evaluate_scripted(
+    env_name: str,
+    policy: str,
+    opponent: str | None = None,
+    episodes: int = 1000,
+    seed: int = 12345,
+    num_envs: int = 256,
+    env_overrides: dict | None = None,
+    record: str | None = None,
+    worst: int = 0,
+    window: int = 20,
+    metric: str | None = None,
+    seats: dict | None = None,
+) -> dict:
     """As :func:`evaluate_checkpoint`, with a player that needs no checkpoint (``scripted:NAME`` or ``random``).
 
     Files are written only when asked for: ``record`` (and ``worst`` replays and the failure chart beside it).
     """
     if policy != "random" and not (policy.startswith("scripted:") and policy != "scripted:"):
-        raise ValueError(f"--policy {policy!r}: expected scripted:NAME (one of the env's scripted policies) or "
-                         "random; evaluate a trained policy with --checkpoint instead")
+        raise ValueError(
+            f"--policy {policy!r}: expected scripted:NAME (one of the env's scripted policies) or "
+            "random; evaluate a trained policy with --checkpoint instead"
+        )
     _check_counts(episodes, worst, window)
     if worst and not record:
-        raise ValueError("--worst needs --record FILE when the player is a scripted policy (no run folder to "
-                         "write the replays into)")
+        raise ValueError(
+            "--worst needs --record FILE when the player is a scripted policy (no run folder to write the replays into)"
+        )
     env_cls = registry.get(env_name)
     if opponent == SELF_PLAY:
-        raise ValueError(f"opponent {SELF_PLAY!r} is a pool of a trained policy's past weights; a scripted player "
-                         f"needs another opponent: {[*env_cls.scripted]} or the env's opponent knob")
+        raise ValueError(
+            f"opponent {SELF_PLAY!r} is a pool of a trained policy's past weights; a scripted player "
+            f"needs another opponent: {[*env_cls.scripted]} or the env's opponent knob"
+        )
     config, other, assigned = resolve_seats(env_cls, seats or {}, opponent, dict(env_overrides or {}))
     env = BatchedEnv(env_cls, num_envs=min(num_envs, episodes), seed=seed, autoreset=False, **config)
     seated = seat_players(env, make_player(policy, env, seed), other, assigned=assigned, seed=seed)
@@ -97,8 +149,9 @@ def evaluate_scripted(env_name: str, policy: str, opponent: str | None = None, e
     report = _evaluate(env, seated, episodes, record, worst, window, metric, folder, stem)
     report.update({"env": env_name, "policy": policy, "opponent": opponent, "seed": seed})
     if record:
-        report["chart"] = write_failure_chart(report["failures"], f"{env_name} {policy}",
-                                              os.path.join(folder, f"{stem}-failures.png"))
+        report["chart"] = write_failure_chart(
+            report["failures"], f"{env_name} {policy}", os.path.join(folder, f"{stem}-failures.png")
+        )
     return report
 
 
@@ -109,8 +162,9 @@ def _check_counts(episodes: int, worst: int, window: int) -> None:
         raise ValueError(f"worst and window must be >= 0, got worst={worst}, window={window}")
 
 
-def _evaluate(env, seated, episodes: int, record: str | None, worst: int, window: int, metric: str | None,
-              folder: str, stem: str) -> dict:
+def _evaluate(
+    env, seated, episodes: int, record: str | None, worst: int, window: int, metric: str | None, folder: str, stem: str
+) -> dict:
     """Play and summarise: outcomes, phases, means, failures, the metric's rate, the recording and worst replays."""
     if metric is not None:
         metric_rate(env.env_cls, np.zeros((0, 3 + len(env.env_cls.metrics))), metric, 1)  # an unknown name fails now
@@ -134,9 +188,18 @@ def _evaluate(env, seated, episodes: int, record: str | None, worst: int, window
     return report
 
 
-def watch(env_name: str, checkpoint: str, opponent: str | None = None, episodes: int = 3, fps: float = 8.0,
-          seed: int = 0, greedy: bool = False, env_overrides: dict | None = None, stream=None,
-          seats: dict | None = None) -> None:
+def watch(
+    env_name: str,
+    checkpoint: str,
+    opponent: str | None = None,
+    episodes: int = 3,
+    fps: float = 8.0,
+    seed: int = 0,
+    greedy: bool = False,
+    env_overrides: dict | None = None,
+    stream=None,
+    seats: dict | None = None,
+) -> None:
     """Play ``episodes`` episodes of one env live in the terminal with the env's ANSI renderer."""
     stream = stream or sys.stdout
     env, seated, _ = _setup(env_name, checkpoint, opponent, env_overrides or {}, 1, seed, greedy, seats=seats)
@@ -146,8 +209,9 @@ def watch(env_name: str, checkpoint: str, opponent: str | None = None, episodes:
     actions = np.zeros((env.rows, len(env.heads.sizes)), np.int32)
     total, finished = 0.0, 0
     while finished < episodes:
-        stream.write("\x1b[H\x1b[2J" + env.render_ansi(0)
-                     + f"\nepisode {finished + 1}/{episodes}  return {total:+.2f}\n")
+        stream.write(
+            "\x1b[H\x1b[2J" + env.render_ansi(0) + f"\nepisode {finished + 1}/{episodes}  return {total:+.2f}\n"
+        )
         stream.flush()
         for player, player_rows in seated:
             actions[player_rows] = player.act(env, player_rows)

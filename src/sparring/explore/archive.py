@@ -73,8 +73,11 @@ class Archive:
         counts = np.diff(np.r_[first, len(order)])
         cells = self._cells_for(keys[best])
         is_new = self.visits[cells] == 0
-        better = is_new | (scores[best] > self.score[cells]) | \
-            ((scores[best] == self.score[cells]) & (lengths[best] < self.length[cells]))
+        better = (
+            is_new
+            | (scores[best] > self.score[cells])
+            | ((scores[best] == self.score[cells]) & (lengths[best] < self.length[cells]))
+        )
         self.visits[cells] += counts
         cells, best = cells[better], best[better]
         self.records[cells] = records[best]
@@ -112,8 +115,9 @@ class Archive:
             w = w * np.exp(frontier * (progress - progress.max()))
         return w
 
-    def select(self, n: int, rng: np.random.Generator, frontier: float = 0.0,
-               among: np.ndarray | None = None) -> np.ndarray:
+    def select(
+        self, n: int, rng: np.random.Generator, frontier: float = 0.0, among: np.ndarray | None = None
+    ) -> np.ndarray:
         """Draw ``n`` cells (indices) by weight (``frontier``: see the module docstring), and count them as chosen;
         ``among`` (a bool per cell) limits the draw to those cells."""
         if not len(self):
@@ -154,9 +158,16 @@ class Archive:
         clean_stale(folder, ARCHIVE_FILES)
         arrays = {name: getattr(self, name) for name in _ARRAYS}
         arrays["records"] = self.records.view(np.uint8).reshape(len(self), self.records.dtype.itemsize)
-        meta = {"format": FORMAT, "env": self.env_cls.name, "fields": list(self.fields), "cells": len(self),
-                "record_dtype": str(self.records.dtype.descr), "state_shape": list(self.state_shape),
-                "extra": extra or {}, "checksum": arrays_checksum(arrays)}
+        meta = {
+            "format": FORMAT,
+            "env": self.env_cls.name,
+            "fields": list(self.fields),
+            "cells": len(self),
+            "record_dtype": str(self.records.dtype.descr),
+            "state_shape": list(self.state_shape),
+            "extra": extra or {},
+            "checksum": arrays_checksum(arrays),
+        }
         with atomic_file(os.path.join(folder, "archive.npz"), "wb") as fh:
             np.savez(fh, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), **arrays)
         with atomic_file(os.path.join(folder, "archive.json")) as fh:
@@ -172,31 +183,48 @@ class Archive:
         """
         meta, arrays, where = read_archive(folder)
         if meta["env"] != env_cls.name:
-            raise ValueError(f"archive in {folder!r} was built for env {meta['env']!r}, not {env_cls.name!r}; "
-                             f"use it with `{meta['env']}` or explore {env_cls.name!r} anew")
+            raise ValueError(
+                f"archive in {folder!r} was built for env {meta['env']!r}, not {env_cls.name!r}; "
+                f"use it with `{meta['env']}` or explore {env_cls.name!r} anew"
+            )
         if meta["record_dtype"] != str(env_cls.record_dtype.descr):
-            raise ValueError(f"archive in {folder!r} holds {meta['env']!r} records of another layout (the env's state "
-                             "changed since it was saved); explore anew")
+            raise ValueError(
+                f"archive in {folder!r} holds {meta['env']!r} records of another layout (the env's state "
+                "changed since it was saved); explore anew"
+            )
         archive = cls(env_cls, tuple(meta["state_shape"]))
         if list(archive.fields) != meta["fields"]:
-            raise ValueError(f"archive in {folder!r} has cells of fields {meta['fields']}, but {env_cls.name!r} now "
-                             f"declares {list(archive.fields)}; explore anew")
+            raise ValueError(
+                f"archive in {folder!r} has cells of fields {meta['fields']}, but {env_cls.name!r} now "
+                f"declares {list(archive.fields)}; explore anew"
+            )
         _check_arrays(arrays, meta, archive, where)
         for name in _ARRAYS:
             setattr(archive, name, arrays[name].copy())
         archive.records = arrays["records"].copy().view(env_cls.record_dtype).reshape(-1)
         archive.index = {int(k): i for i, k in enumerate(archive.keys)}
         values = archive.field_values()
-        validate_states(env_cls, config, archive.records, os.path.join(folder, "archive.npz"),
-                        lambda i: f"cell {i} (" + ", ".join(f"{name} {int(v)}" for name, v in
-                                                            zip(archive.fields, values[i])) + ")")
+        validate_states(
+            env_cls,
+            config,
+            archive.records,
+            os.path.join(folder, "archive.npz"),
+            lambda i: f"cell {i} (" + ", ".join(f"{name} {int(v)}" for name, v in zip(archive.fields, values[i])) + ")",
+        )
         return archive, meta["extra"]
 
 
 ARCHIVE_FILES = ("archive.npz", "archive.json")
 _ARRAYS = ("keys", "score", "length", "states", *_COUNTS)
-_META_KEYS = {"format": int, "env": str, "fields": list, "cells": int, "record_dtype": str, "state_shape": list,
-              "extra": dict}
+_META_KEYS = {
+    "format": int,
+    "env": str,
+    "fields": list,
+    "cells": int,
+    "record_dtype": str,
+    "state_shape": list,
+    "extra": dict,
+}
 REMEDY = "save it again, or explore anew (sparring explore ENV --out DIR)"
 
 
@@ -209,8 +237,10 @@ def read_archive(folder: str) -> tuple[dict, dict, str]:
     """
     npz, json_path = (os.path.join(folder, name) for name in ARCHIVE_FILES)
     if not os.path.exists(npz) and not os.path.exists(json_path):
-        raise ValueError(f"no archive in {folder!r}: expected archive.json and archive.npz (written by "
-                         "`sparring explore` or saved with a `sparring train --archive` checkpoint)")
+        raise ValueError(
+            f"no archive in {folder!r}: expected archive.json and archive.npz (written by "
+            "`sparring explore` or saved with a `sparring train --archive` checkpoint)"
+        )
     clean_stale(folder, ARCHIVE_FILES)
     described = read_json(json_path, "archive metadata", REMEDY) if os.path.exists(json_path) else None
     with reading(npz, "archive (NumPy .npz)", REMEDY), np.load(npz, allow_pickle=False) as data:
@@ -226,8 +256,9 @@ def read_archive(folder: str) -> tuple[dict, dict, str]:
         raise DamagedFile(where, "its metadata is not a JSON object", REMEDY)
     check_keys(meta, _META_KEYS, where, "archive's metadata", REMEDY)
     if meta["format"] not in (1, FORMAT):
-        raise DamagedFile(where, f"has archive format {meta['format']}; this version reads formats 1 and {FORMAT}",
-                          REMEDY)
+        raise DamagedFile(
+            where, f"has archive format {meta['format']}; this version reads formats 1 and {FORMAT}", REMEDY
+        )
     if meta["format"] == FORMAT:
         check_keys(meta, {"checksum": str}, where, "archive's metadata", REMEDY)
         if arrays_checksum(arrays) != meta["checksum"]:
@@ -245,11 +276,21 @@ def _check_arrays(arrays: dict, meta: dict, archive: Archive, where: str) -> Non
             raise DamagedFile(where, f"archive.npz lacks the array {name!r}", REMEDY)
         if arrays[name].dtype != dtype or arrays[name].shape != shape:
             got = arrays[name]
-            problem = (f"archive.npz has {len(got)} cells but the metadata says {n} (a save was interrupted)"
-                       if got.shape[:1] != (n,) else f"array {name!r} is {got.dtype} of shape {list(got.shape)}")
+            problem = (
+                f"archive.npz has {len(got)} cells but the metadata says {n} (a save was interrupted)"
+                if got.shape[:1] != (n,)
+                else f"array {name!r} is {got.dtype} of shape {list(got.shape)}"
+            )
             raise DamagedFile(where, f"{problem}; expected {dtype} of shape {list(shape)}", REMEDY)
     counts = [arrays[name] for name in ("length", *_COUNTS)]
-    if len(np.unique(arrays["keys"])) != n or any((c < 0).any() for c in counts) or \
-            (arrays["successes"] > arrays["restarts"]).any() or not np.isfinite(arrays["score"]).all():
-        raise DamagedFile(where, "archive.npz holds repeated cells, negative counts, more successes than restarts "
-                                 "or non-finite scores", REMEDY)
+    if (
+        len(np.unique(arrays["keys"])) != n
+        or any((c < 0).any() for c in counts)
+        or (arrays["successes"] > arrays["restarts"]).any()
+        or not np.isfinite(arrays["score"]).all()
+    ):
+        raise DamagedFile(
+            where,
+            "archive.npz holds repeated cells, negative counts, more successes than restarts or non-finite scores",
+            REMEDY,
+        )

@@ -22,8 +22,10 @@ def cell_fields(env_cls: type) -> tuple[str, ...]:
     """The env's cell field names; a clear error if the env does not implement the cell contract."""
     fields = getattr(env_cls, "cell_fields", None)
     if not callable(getattr(env_cls, "cell_keys", None)) or not fields:
-        raise ValueError(f"env {env_cls.name!r} has no Go-Explore cells: it needs `cell_fields` (field names) and a "
-                         "static `cell_keys(records)` returning one int64 key per record (see sparring.explore.cells)")
+        raise ValueError(
+            f"env {env_cls.name!r} has no Go-Explore cells: it needs `cell_fields` (field names) and a "
+            "static `cell_keys(records)` returning one int64 key per record (see sparring.explore.cells)"
+        )
     fields = tuple(str(f) for f in fields)
     if len(fields) > MAX_FIELDS:
         raise ValueError(f"env {env_cls.name!r} declares {len(fields)} cell fields; at most {MAX_FIELDS} fit a key")
@@ -34,8 +36,10 @@ def keys_of(env_cls: type, records: np.ndarray) -> np.ndarray:
     """The env's cell keys of ``records``, checked for shape and dtype."""
     keys = np.asarray(env_cls.cell_keys(records))
     if keys.shape != (len(records),) or not np.issubdtype(keys.dtype, np.integer):
-        raise ValueError(f"{env_cls.name}.cell_keys must return one integer key per record, got dtype {keys.dtype} "
-                         f"and shape {keys.shape} for {len(records)} records")
+        raise ValueError(
+            f"{env_cls.name}.cell_keys must return one integer key per record, got dtype {keys.dtype} "
+            f"and shape {keys.shape} for {len(records)} records"
+        )
     return keys.astype(np.int64, copy=False)
 
 

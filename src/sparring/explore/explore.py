@@ -58,9 +58,17 @@ class Explorer:
       plays (the explored player plays the rest).
     """
 
-    def __init__(self, env_name: str, policy: str = "random", num_envs: int = 64, seed: int = 0,
-                 segment: int = 100, env_config: dict | None = None, archive: Archive | None = None,
-                 seats: dict | None = None):
+    def __init__(
+        self,
+        env_name: str,
+        policy: str = "random",
+        num_envs: int = 64,
+        seed: int = 0,
+        segment: int = 100,
+        env_config: dict | None = None,
+        archive: Archive | None = None,
+        seats: dict | None = None,
+    ):
         if segment < 1:
             raise ValueError(f"explore segment must be a positive number of ticks, got {segment}")
         config = {**player_env_config(policy, env_name), **(env_config or {})}
@@ -73,10 +81,12 @@ class Explorer:
         shape = memory_shape(self.player, self.env)
         self.archive = archive if archive is not None else Archive(self.env.env_cls, shape)
         if self.archive.state_shape != shape:
-            raise ValueError(f"the archive stores recurrent states of shape {self.archive.state_shape}, but policy "
-                             f"{policy!r} has {shape}; explore it with a matching policy")
+            raise ValueError(
+                f"the archive stores recurrent states of shape {self.archive.state_shape}, but policy "
+                f"{policy!r} has {shape}; explore it with a matching policy"
+            )
         self.segment, self.rng = int(segment), np.random.default_rng([int(seed), 13])
-        self.seats = np.flatnonzero(self.env.learner_rows[:self.env.num_agents])
+        self.seats = np.flatnonzero(self.env.learner_rows[: self.env.num_agents])
         self.from_cell = np.full(num_envs, -1, np.int64)
         self.age = np.zeros(num_envs, np.int64)
         self.steps = 0
@@ -94,8 +104,7 @@ class Explorer:
         memory = self.player.memory(self.env, self.rows)
         return memory.reshape(self.env.num_envs, self.env.num_agents, *memory.shape[1:]).transpose(0, 2, 1, 3)
 
-    def run(self, steps: int, on_save: Callable[["Explorer"], None] | None = None,
-            every_s: float = 60.0) -> "Explorer":
+    def run(self, steps: int, on_save: Callable[["Explorer"], None] | None = None, every_s: float = 60.0) -> "Explorer":
         """Explore for ``steps`` env steps (one env stepping once counts one); ``on_save(self)`` is called every
         ``every_s`` seconds (to save the archive while a long exploration runs)."""
         if steps < 1:

@@ -14,8 +14,9 @@ from sparring.explore.cells import cell_fields, decode, keys_of
 from sparring.kit import registry
 
 
-def reach(env_name: str, policy, episodes: int, seed: int = 0, greedy: bool = False,
-          env_config: dict | None = None) -> dict:
+def reach(
+    env_name: str, policy, episodes: int, seed: int = 0, greedy: bool = False, env_config: dict | None = None
+) -> dict:
     """Play ``episodes`` fresh episodes at once with ``policy``; returns per-episode ``reach`` and ``clear`` lists.
 
     Each env plays exactly one episode from its reset (no auto-reset, no archive), so the
@@ -32,5 +33,9 @@ def reach(env_name: str, policy, episodes: int, seed: int = 0, greedy: bool = Fa
             actions, _, _, state = policy.act(obs, mask, state, None, greedy=greedy)
             env.step(actions.numpy().astype(np.int32))
     depth = decode(keys_of(env.env_cls, env.snapshot()), len(fields))[:, 0]
-    return {"field": fields[0], "reach": depth.tolist(), "clear": (env.ended_return > 0).tolist(),
-            "ticks": env.records["tick"].tolist()}
+    return {
+        "field": fields[0],
+        "reach": depth.tolist(),
+        "clear": (env.ended_return > 0).tolist(),
+        "ticks": env.records["tick"].tolist(),
+    }

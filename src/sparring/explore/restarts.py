@@ -46,8 +46,17 @@ class ArchiveRestarts:
       from one starts from a zero state; its scores are compared with the run's as they are.
     """
 
-    def __init__(self, env, rows: np.ndarray, state: tuple, fraction: float, every: int, seed: int,
-                 frontier: float = 0.0, start: str = ""):
+    def __init__(
+        self,
+        env,
+        rows: np.ndarray,
+        state: tuple,
+        fraction: float,
+        every: int,
+        seed: int,
+        frontier: float = 0.0,
+        start: str = "",
+    ):
         if not 0.0 < fraction <= 1.0:
             raise ValueError(f"train.archive_fraction must be in (0, 1] to use the archive, got {fraction}")
         if every < 1:
@@ -57,7 +66,7 @@ class ArchiveRestarts:
         self.env, self.fraction, self.every = env, float(fraction), int(every)
         self.frontier = float(frontier)
         self.rows_per_env = _rows_per_env(np.asarray(rows), env.num_envs, env.num_agents)
-        self.seats = np.flatnonzero(np.asarray(env.learner_rows[:env.num_agents]))
+        self.seats = np.flatnonzero(np.asarray(env.learner_rows[: env.num_agents]))
         shape = (len(state), self.rows_per_env, state[0].shape[-1]) if state else ()
         self.archive = Archive(env.env_cls, shape) if not start else _explored(start, env.env_cls, shape, env.config)
         self.rng = np.random.default_rng([int(seed), 7])
@@ -118,8 +127,12 @@ class ArchiveRestarts:
 
     def metrics(self) -> dict:
         """``archive/`` metrics of the last rollout (restarts at its end, outcomes of restarts that ended in it)."""
-        metrics = {"archive/cells": len(self.archive), "archive/deepest": self.archive.deepest(),
-                   "archive/restarts": self.last_restarts, "archive/restarts_total": self.restarted}
+        metrics = {
+            "archive/cells": len(self.archive),
+            "archive/deepest": self.archive.deepest(),
+            "archive/restarts": self.last_restarts,
+            "archive/restarts_total": self.restarted,
+        }
         if self.outcomes:
             metrics["archive/restart_success"] = self.wins / self.outcomes
         self.outcomes, self.wins = 0, 0
@@ -128,15 +141,24 @@ class ArchiveRestarts:
     # -- checkpoints ------------------------------------------------------------------------
     def save(self, folder: str) -> None:
         """Write the archive and this controller's state into a checkpoint folder."""
-        self.archive.save(folder, {"rng": self.rng.bit_generator.state, "from_cell": self.from_cell.tolist(),
-                                   "ticks": self.ticks, "restarted": self.restarted})
+        self.archive.save(
+            folder,
+            {
+                "rng": self.rng.bit_generator.state,
+                "from_cell": self.from_cell.tolist(),
+                "ticks": self.ticks,
+                "restarted": self.restarted,
+            },
+        )
 
     def load(self, folder: str) -> None:
         """Resume from what :meth:`save` wrote into ``folder``."""
         archive, extra = Archive.load(folder, self.env.env_cls, self.env.config)
         if archive.state_shape != self.archive.state_shape:
-            raise ValueError(f"archive in {folder!r} stores recurrent states of shape {archive.state_shape}, this "
-                             f"run's policy has {self.archive.state_shape}")
+            raise ValueError(
+                f"archive in {folder!r} stores recurrent states of shape {archive.state_shape}, this "
+                f"run's policy has {self.archive.state_shape}"
+            )
         with reading(os.path.join(folder, "archive.npz"), "checkpoint archive: its restart state", REMEDY):
             from_cell = np.asarray(extra["from_cell"], np.int64)
             if from_cell.shape != self.from_cell.shape or not (from_cell < len(archive)).all():
@@ -153,8 +175,10 @@ def _explored(folder: str, env_cls: type, state_shape: tuple, config=None) -> Ar
     if archive.state_shape == state_shape:
         return archive
     if archive.state_shape:
-        raise ValueError(f"archive in {folder!r} stores recurrent states of shape {archive.state_shape}, this run's "
-                         f"policy has {state_shape or 'none'}")
+        raise ValueError(
+            f"archive in {folder!r} stores recurrent states of shape {archive.state_shape}, this run's "
+            f"policy has {state_shape or 'none'}"
+        )
     archive.state_shape = state_shape
     archive.states = np.zeros((len(archive), *state_shape), np.float32)
     return archive
@@ -163,8 +187,11 @@ def _explored(folder: str, env_cls: type, state_shape: tuple, config=None) -> Ar
 def _rows_per_env(rows: np.ndarray, num_envs: int, num_agents: int) -> int:
     """Trained rows per env, when every env has the same seats trained (rows grouped by env, in order)."""
     per_env = len(rows) // num_envs
-    if per_env * num_envs != len(rows) or not np.array_equal(rows // num_agents, np.repeat(np.arange(num_envs),
-                                                                                            per_env)):
-        raise ValueError("the archive needs the same trained seats in every env (rows grouped by env); this run "
-                         "trains an uneven set of rows, e.g. a self-play pool seat: train without the archive")
+    if per_env * num_envs != len(rows) or not np.array_equal(
+        rows // num_agents, np.repeat(np.arange(num_envs), per_env)
+    ):
+        raise ValueError(
+            "the archive needs the same trained seats in every env (rows grouped by env); this run "
+            "trains an uneven set of rows, e.g. a self-play pool seat: train without the archive"
+        )
     return per_env

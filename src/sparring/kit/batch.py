@@ -60,8 +60,15 @@ class BatchedEnv:
     over learner seats); ``learner_rows`` (rows whose actions the env uses).
     """
 
-    def __init__(self, env_cls: type, num_envs: int = 1, seed: int = 0, autoreset: bool = True,
-                 keep_final: bool = False, **config):
+    def __init__(
+        self,
+        env_cls: type,
+        num_envs: int = 1,
+        seed: int = 0,
+        autoreset: bool = True,
+        keep_final: bool = False,
+        **config,
+    ):
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         self.env_cls = env_cls
@@ -75,15 +82,17 @@ class BatchedEnv:
         self.learner_rows = np.zeros(self.num_envs * self.num_agents, np.bool_)
         self._seat_weight = np.zeros(self.num_agents, np.float64)
         for seat in seats:
-            self.learner_rows[seat::self.num_agents] = True
+            self.learner_rows[seat :: self.num_agents] = True
             self._seat_weight[seat] = 1.0 / len(seats)
         self.heads = env_cls.actions
         self.seed = int(seed)
         self.autoreset = bool(autoreset)
         self.keep_final = bool(keep_final)
-        check_fits(self.num_envs * env_bytes(env_cls, self.obs_spec, self.keep_final),
-                   f"env {env_cls.name!r} with num_envs={self.num_envs} ({self.obs_spec.size} observation values per "
-                   f"agent)", "lower num_envs (--num-envs, --train.num_envs) or the env's size (--env.KEY)")
+        check_fits(
+            self.num_envs * env_bytes(env_cls, self.obs_spec, self.keep_final),
+            f"env {env_cls.name!r} with num_envs={self.num_envs} ({self.obs_spec.size} observation values per agent)",
+            "lower num_envs (--num-envs, --train.num_envs) or the env's size (--env.KEY)",
+        )
         self._k = compiled(env_cls)
         self._alloc()
         self.reset(seed)
@@ -95,8 +104,9 @@ class BatchedEnv:
         self._pool = np.zeros(0, rec_dtype)
         self._pool_prob = 0.0
         self.obs = np.zeros((self.rows, self.obs_spec.size), self.obs_spec.dtype)
-        self.final_obs = (np.zeros_like(self.obs) if self.keep_final
-                          else np.zeros((0, self.obs_spec.size), self.obs_spec.dtype))
+        self.final_obs = (
+            np.zeros_like(self.obs) if self.keep_final else np.zeros((0, self.obs_spec.size), self.obs_spec.dtype)
+        )
         self.mask = np.ones((self.rows, self.heads.total), np.bool_)
         self.rewards = np.zeros(self.rows, np.float32)
         self.terminals = np.zeros(self.rows, np.bool_)
@@ -160,13 +170,34 @@ class BatchedEnv:
         (how many ended in that phase).
         """
         acts = actions
-        if type(acts) is not np.ndarray or acts.dtype != np.int32 or acts.shape != self._act_shape \
-                or not acts.flags.c_contiguous:
+        if (
+            type(acts) is not np.ndarray
+            or acts.dtype != np.int32
+            or acts.shape != self._act_shape
+            or not acts.flags.c_contiguous
+        ):
             acts = self._convert_actions(actions)
-        bad = self._k.batch_step(self.records, self.cfg, self._blank, acts, self.heads.sizes, self._seat_weight,
-                                 self.rewards, self.terminals, self.truncations, self.obs, self.mask, self.done,
-                                 self.ended_return, self._acc, self._pool, self._pool_prob, self.autoreset,
-                                 self.keep_final, self.final_obs)
+        bad = self._k.batch_step(
+            self.records,
+            self.cfg,
+            self._blank,
+            acts,
+            self.heads.sizes,
+            self._seat_weight,
+            self.rewards,
+            self.terminals,
+            self.truncations,
+            self.obs,
+            self.mask,
+            self.done,
+            self.ended_return,
+            self._acc,
+            self._pool,
+            self._pool_prob,
+            self.autoreset,
+            self.keep_final,
+            self.final_obs,
+        )
         if bad >= 0:
             raise ValueError(self._bad_action_message(acts, bad))
         info = self._drain_info() if self._acc[0] > 0 else {}
@@ -225,8 +256,9 @@ class BatchedEnv:
     def scripted_actions(self, name: str, out: np.ndarray | None = None) -> np.ndarray:
         """Actions [rows, heads] of the env's scripted policy ``name`` for the current states."""
         if name not in self._k.policy_names:
-            raise ValueError(f"env {self.env_cls.name!r} has no scripted policy {name!r}; "
-                             f"known: {self._k.policy_names}")
+            raise ValueError(
+                f"env {self.env_cls.name!r} has no scripted policy {name!r}; known: {self._k.policy_names}"
+            )
         if out is None:
             out = np.zeros((self.rows, len(self.heads.sizes)), np.int32)
         getattr(self._k, f"scripted_{self._k.policy_names.index(name)}")(self.records, self.cfg, out)
@@ -267,8 +299,10 @@ class BatchedEnv:
         if acts.ndim == 1 and n_heads == 1:
             acts = acts.reshape(-1, 1)
         if acts.shape != self._act_shape:
-            raise ValueError(f"actions must have shape {self._act_shape} = (num_envs*num_agents, heads "
-                             f"{list(self.heads.names)}), got {acts.shape}")
+            raise ValueError(
+                f"actions must have shape {self._act_shape} = (num_envs*num_agents, heads "
+                f"{list(self.heads.names)}), got {acts.shape}"
+            )
         if not np.issubdtype(acts.dtype, np.integer):
             raise TypeError(f"actions must be integers, got dtype {acts.dtype}")
         bad = first_bad_action(acts, self.heads.sizes)

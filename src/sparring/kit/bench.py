@@ -37,8 +37,10 @@ print(json.dumps({"seconds": ready, "allocs_per_1000_steps": rtsys.get_allocatio
 
 def _random_actions(env: BatchedEnv, count: int, seed: int) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
-    return [np.ascontiguousarray(rng.integers(0, env.heads.sizes, (env.rows, len(env.heads.sizes))), np.int32)
-            for _ in range(count)]
+    return [
+        np.ascontiguousarray(rng.integers(0, env.heads.sizes, (env.rows, len(env.heads.sizes))), np.int32)
+        for _ in range(count)
+    ]
 
 
 def throughput(cls, num_envs: int, repeats: int = 5, seconds: float = 0.3, seed: int = 0, **config) -> dict:
@@ -71,8 +73,11 @@ def snapshot_cost(cls, num_envs: int = 1024, repeats: int = 200, **config) -> di
         t = time.perf_counter()
         env.restore(None, snap)
         restore_t.append(time.perf_counter() - t)
-    return {"num_envs": num_envs, "snapshot_us": 1e6 * statistics.median(snap_t),
-            "restore_us": 1e6 * statistics.median(restore_t)}
+    return {
+        "num_envs": num_envs,
+        "snapshot_us": 1e6 * statistics.median(snap_t),
+        "restore_us": 1e6 * statistics.median(restore_t),
+    }
 
 
 def startup(name: str, config: dict, num_envs: int = 64) -> dict:
@@ -81,20 +86,30 @@ def startup(name: str, config: dict, num_envs: int = 64) -> dict:
         envvars = {**os.environ, "NUMBA_CACHE_DIR": cache, "NUMBA_NRT_STATS": "1"}
         runs = []
         for _ in range(2):
-            out = subprocess.run([sys.executable, "-c", _PROBE, name, json.dumps(config), str(num_envs)], env=envvars,
-                                 capture_output=True, text=True, check=True)
+            out = subprocess.run(
+                [sys.executable, "-c", _PROBE, name, json.dumps(config), str(num_envs)],
+                env=envvars,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    return {"cold_s": runs[0]["seconds"], "warm_s": runs[1]["seconds"],
-            "allocs_per_1000_steps": runs[1]["allocs_per_1000_steps"]}
+    return {
+        "cold_s": runs[0]["seconds"],
+        "warm_s": runs[1]["seconds"],
+        "allocs_per_1000_steps": runs[1]["allocs_per_1000_steps"],
+    }
 
 
-def bench(name: str, sizes=SIZES, repeats: int = 5, seconds: float = 0.3, compile_times: bool = True,
-          **config) -> dict:
+def bench(name: str, sizes=SIZES, repeats: int = 5, seconds: float = 0.3, compile_times: bool = True, **config) -> dict:
     """Every figure of ``sparring bench`` for the env registered as ``name``."""
     cls = get(name)
-    result = {"env": name, "config": config,
-              "throughput": [throughput(cls, n, repeats, seconds, **config) for n in sizes],
-              "snapshot": snapshot_cost(cls, **config)}
+    result = {
+        "env": name,
+        "config": config,
+        "throughput": [throughput(cls, n, repeats, seconds, **config) for n in sizes],
+        "snapshot": snapshot_cost(cls, **config),
+    }
     if compile_times:
         result["startup"] = startup(name, config)
     return result
@@ -102,16 +117,21 @@ def bench(name: str, sizes=SIZES, repeats: int = 5, seconds: float = 0.3, compil
 
 def format_bench(result: dict) -> str:
     """Human-readable lines for a :func:`bench` result."""
-    lines = [f"sparring bench {result['env']} (one core, random actions)",
-             f"{'num_envs':>9}  {'agent-steps/s (median)':>22}  {'min - max':>21}"]
+    lines = [
+        f"sparring bench {result['env']} (one core, random actions)",
+        f"{'num_envs':>9}  {'agent-steps/s (median)':>22}  {'min - max':>21}",
+    ]
     for row in result["throughput"]:
-        lines.append(f"{row['num_envs']:>9}  {row['median'] / 1e6:>20.2f} M  "
-                     f"{row['min'] / 1e6:>8.2f} - {row['max'] / 1e6:.2f} M")
+        lines.append(
+            f"{row['num_envs']:>9}  {row['median'] / 1e6:>20.2f} M  {row['min'] / 1e6:>8.2f} - {row['max'] / 1e6:.2f} M"
+        )
     s = result["snapshot"]
     lines.append(f"snapshot {s['num_envs']} envs: {s['snapshot_us']:.1f} us, restore: {s['restore_us']:.1f} us")
     if "startup" in result:
         st = result["startup"]
         lines.append(f"start to first step: cold {st['cold_s']:.2f} s (empty Numba cache), warm {st['warm_s']:.2f} s")
-        lines.append(f"Numba allocations in 1000 steps of 64 envs: {st['allocs_per_1000_steps']} "
-                     "(the per-call wrappers of array arguments; none per env)")
+        lines.append(
+            f"Numba allocations in 1000 steps of 64 envs: {st['allocs_per_1000_steps']} "
+            "(the per-call wrappers of array arguments; none per env)"
+        )
     return "\n".join(lines)

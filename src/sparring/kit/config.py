@@ -36,8 +36,9 @@ def make_config(env_cls: type, overrides: dict | None = None) -> Any:
     if unknown:
         valid = ", ".join(sorted(fields)) or "(none: this env has no config)"
         raise ValueError(f"unknown config key(s) {unknown} for env {env_cls.name!r}; valid keys: {valid}")
-    clean = {k: coerce(f"config key {k!r} of env {env_cls.name!r} (--env.{k})", fields[k], v)
-             for k, v in values.items()}
+    clean = {
+        k: coerce(f"config key {k!r} of env {env_cls.name!r} (--env.{k})", fields[k], v) for k, v in values.items()
+    }
     return env_cls.Config(**clean)
 
 
@@ -75,11 +76,18 @@ def _check_range(where: str, f: dataclasses.Field, value: float) -> None:
     inside = math.isfinite(value) and (low is None or value >= low) and (high is None or value <= high)
     if not inside:
         kind = "an integer" if isinstance(value, int) else "a finite number"
-        valid = (f"{kind} in [{low:g}, {high:g}]" if low is not None and high is not None else
-                 f"{kind} >= {low:g}" if low is not None else
-                 f"{kind} <= {high:g}" if high is not None else kind)
-        raise ValueError(f"{where} is {value!r}; valid: {valid}" + (f" ({f.metadata['doc']})" if "doc" in f.metadata
-                                                                   else ""))
+        valid = (
+            f"{kind} in [{low:g}, {high:g}]"
+            if low is not None and high is not None
+            else f"{kind} >= {low:g}"
+            if low is not None
+            else f"{kind} <= {high:g}"
+            if high is not None
+            else kind
+        )
+        raise ValueError(
+            f"{where} is {value!r}; valid: {valid}" + (f" ({f.metadata['doc']})" if "doc" in f.metadata else "")
+        )
 
 
 def config_record(env_cls: type, config: Any) -> np.ndarray:

@@ -23,7 +23,7 @@ _LONGEST = 400  # characters of a message; a garbled file must not print a scree
 
 def _one_line(text: str) -> str:
     text = " ".join(str(text).split())
-    return text if len(text) <= _LONGEST else text[:_LONGEST - 3] + "..."
+    return text if len(text) <= _LONGEST else text[: _LONGEST - 3] + "..."
 
 
 class DamagedFile(ValueError):
@@ -74,8 +74,15 @@ def read_json(path: str | os.PathLike, what: str, remedy: str = "") -> dict:
     return value
 
 
-_KINDS = {int: "an integer", float: "a finite number", str: "a string", bool: "true or false", dict: "an object",
-          list: "a list", type(None): "null"}
+_KINDS = {
+    int: "an integer",
+    float: "a finite number",
+    str: "a string",
+    bool: "true or false",
+    dict: "an object",
+    list: "a list",
+    type(None): "null",
+}
 
 
 def _is(value, kind: type) -> bool:
@@ -141,8 +148,9 @@ def checksums(folder: str | os.PathLike, names) -> dict[str, str]:
 _CHECKSUM = re.compile(r"sha256:[0-9a-f]{64}")
 
 
-def verify_checksums(folder: str | os.PathLike, recorded, meta_path: str | os.PathLike, remedy: str = "",
-                     names=None) -> None:
+def verify_checksums(
+    folder: str | os.PathLike, recorded, meta_path: str | os.PathLike, remedy: str = "", names=None
+) -> None:
     """Check the files of ``folder`` (those in ``names`` when given) against the checksums the metadata file
     ``meta_path`` recorded.
 
@@ -152,10 +160,12 @@ def verify_checksums(folder: str | os.PathLike, recorded, meta_path: str | os.Pa
     if recorded is None:
         return
     if not isinstance(recorded, dict) or not all(
-            isinstance(k, str) and os.path.basename(k) == k and isinstance(v, str) and _CHECKSUM.fullmatch(v)
-            for k, v in recorded.items()):
-        raise DamagedFile(meta_path, "'checksums' is not an object of file names and \"sha256:<64 hex digits>\"",
-                          remedy)
+        isinstance(k, str) and os.path.basename(k) == k and isinstance(v, str) and _CHECKSUM.fullmatch(v)
+        for k, v in recorded.items()
+    ):
+        raise DamagedFile(
+            meta_path, "'checksums' is not an object of file names and \"sha256:<64 hex digits>\"", remedy
+        )
     for name, want in recorded.items():
         if names is not None and name not in names:
             continue
@@ -163,9 +173,12 @@ def verify_checksums(folder: str | os.PathLike, recorded, meta_path: str | os.Pa
         with reading(path, "file", remedy):
             got = file_checksum(path)
         if got != want:
-            raise DamagedFile(path, f"its bytes changed since it was written (SHA-256 {got[7:19]}..., "
-                                    f"{os.path.basename(meta_path)} recorded {want[7:19]}...): the file is damaged",
-                              remedy)
+            raise DamagedFile(
+                path,
+                f"its bytes changed since it was written (SHA-256 {got[7:19]}..., "
+                f"{os.path.basename(meta_path)} recorded {want[7:19]}...): the file is damaged",
+                remedy,
+            )
 
 
 def check_output(path: str | os.PathLike, flag: str, folder: bool = False) -> str:
@@ -184,14 +197,16 @@ def check_output(path: str | os.PathLike, flag: str, folder: bool = False) -> st
     while not os.path.exists(where):
         where = os.path.dirname(where)
     if not os.path.isdir(where):
-        raise ValueError(f"{flag} {os.fspath(path)!r}: {where!r} is a file, not a folder; choose a path in a "
-                         "writable folder")
+        raise ValueError(
+            f"{flag} {os.fspath(path)!r}: {where!r} is a file, not a folder; choose a path in a writable folder"
+        )
     try:
         with tempfile.TemporaryFile(dir=where):
             pass
     except OSError as exc:
-        raise ValueError(f"{flag} {os.fspath(path)!r}: cannot write in {where!r} ({describe(exc)}); choose a "
-                         "writable folder") from None
+        raise ValueError(
+            f"{flag} {os.fspath(path)!r}: cannot write in {where!r} ({describe(exc)}); choose a writable folder"
+        ) from None
     return full
 
 
@@ -207,11 +222,15 @@ def read_npy(path: str | os.PathLike, dtype, shape: tuple, what: str, remedy: st
             header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
             got_shape, _, got_dtype = header(fh)
     if got_dtype != dtype:
-        raise DamagedFile(path, f"holds an array of dtype {_short(got_dtype)}, not the {what} expected here (dtype "
-                                f"{_short(dtype)})", remedy)
+        raise DamagedFile(
+            path,
+            f"holds an array of dtype {_short(got_dtype)}, not the {what} expected here (dtype {_short(dtype)})",
+            remedy,
+        )
     if tuple(got_shape) != tuple(shape):
-        raise DamagedFile(path, f"holds {what} of shape {tuple(got_shape)}, not the {tuple(shape)} expected here",
-                          remedy)
+        raise DamagedFile(
+            path, f"holds {what} of shape {tuple(got_shape)}, not the {tuple(shape)} expected here", remedy
+        )
     with reading(path, f"{what} (NumPy .npy)", remedy):
         return np.load(path, allow_pickle=False)
 

@@ -235,8 +235,11 @@ def _validate(cls: type) -> None:
     if not cls.phases:
         raise ValueError(f"{where}: phases needs at least one name")
     seats = tuple(cls.seats)
-    if len(seats) != int(cls.num_agents) or len(set(seats)) != len(seats) or \
-            not all(isinstance(n, str) and n.isidentifier() for n in seats):
+    if (
+        len(seats) != int(cls.num_agents)
+        or len(set(seats)) != len(seats)
+        or not all(isinstance(n, str) and n.isidentifier() for n in seats)
+    ):
         raise ValueError(f"{where}: seats must be {cls.num_agents} distinct names (letters, digits, _), got {seats!r}")
     clash = set(cls.state) & (set(KIT_FIELDS) | {"ep_return", "metrics"})
     if clash:
@@ -250,8 +253,10 @@ def _validate(cls: type) -> None:
         unknown = sorted(set(cls.bounds) - set(cls.state))
         bad = [name for name, pair in cls.bounds.items() if not (isinstance(pair, tuple) and len(pair) == 2)]
         if unknown or bad:
-            raise ValueError(f"{where}: bounds must map state fields to (low, high) pairs; unknown fields "
-                             f"{unknown}, not pairs {bad} (the kit bounds rng, tick and phase itself)")
+            raise ValueError(
+                f"{where}: bounds must map state fields to (low, high) pairs; unknown fields "
+                f"{unknown}, not pairs {bad} (the kit bounds rng, tick and phase itself)"
+            )
     if not dataclasses.is_dataclass(cls.Config):
         raise TypeError(f"{where}: Config must be a dataclass")
     for name, fn in cls.scripted.items():

@@ -21,8 +21,16 @@ from sparring.kit.files import DamagedFile, arrays_checksum, check_keys, reading
 from sparring.kit.trust import validate_states
 
 FORMAT = 1
-_META_KEYS = {"format": int, "env": str, "record_dtype": str, "count": int, "env_config": dict, "group_key": str,
-              "extra": dict, "checksum": str}
+_META_KEYS = {
+    "format": int,
+    "env": str,
+    "record_dtype": str,
+    "count": int,
+    "env_config": dict,
+    "group_key": str,
+    "extra": dict,
+    "checksum": str,
+}
 REMEDY = "write the state set again"
 
 
@@ -42,21 +50,35 @@ class StateSet:
     """Free-form facts (who played, seeds...)."""
 
 
-def save_state_set(path: str | os.PathLike, env_cls: type, records: np.ndarray, env_config: dict | None = None,
-                   groups: np.ndarray | None = None, group_key: str = "", extra: dict | None = None) -> str:
+def save_state_set(
+    path: str | os.PathLike,
+    env_cls: type,
+    records: np.ndarray,
+    env_config: dict | None = None,
+    groups: np.ndarray | None = None,
+    group_key: str = "",
+    extra: dict | None = None,
+) -> str:
     """Write ``records`` of ``env_cls`` (and their ``groups``) to the state set ``path`` all at once; returns it."""
     records = np.asarray(records)
     if records.dtype != env_cls.record_dtype:
-        raise ValueError(f"records are not {env_cls.name!r} records (dtype {records.dtype}); expected the env's "
-                         "record_dtype")
+        raise ValueError(
+            f"records are not {env_cls.name!r} records (dtype {records.dtype}); expected the env's record_dtype"
+        )
     groups = np.zeros(len(records), np.int64) if groups is None else np.asarray(groups, np.int64)
     if groups.shape != (len(records),):
         raise ValueError(f"groups must hold one key per record ({len(records)}), got shape {groups.shape}")
-    arrays = {"records": records.view(np.uint8).reshape(len(records), env_cls.record_dtype.itemsize),
-              "groups": groups}
-    meta = {"format": FORMAT, "env": env_cls.name, "record_dtype": str(env_cls.record_dtype.descr),
-            "count": len(records), "env_config": dict(env_config or {}), "group_key": group_key,
-            "extra": dict(extra or {}), "checksum": arrays_checksum(arrays)}
+    arrays = {"records": records.view(np.uint8).reshape(len(records), env_cls.record_dtype.itemsize), "groups": groups}
+    meta = {
+        "format": FORMAT,
+        "env": env_cls.name,
+        "record_dtype": str(env_cls.record_dtype.descr),
+        "count": len(records),
+        "env_config": dict(env_config or {}),
+        "group_key": group_key,
+        "extra": dict(extra or {}),
+        "checksum": arrays_checksum(arrays),
+    }
     with atomic_file(path, "wb") as fh:
         np.savez(fh, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), **arrays)
     return os.fspath(path)
@@ -79,16 +101,26 @@ def load_state_set(path: str | os.PathLike, env_cls: type, config=None) -> State
     if meta["env"] != env_cls.name:
         raise ValueError(f"state set {os.fspath(path)!r} holds {meta['env']!r} states, not {env_cls.name!r} ones")
     if meta["record_dtype"] != str(env_cls.record_dtype.descr):
-        raise ValueError(f"state set {os.fspath(path)!r} holds {env_cls.name!r} records of another layout (the env's "
-                         "state changed since it was saved); write it again")
+        raise ValueError(
+            f"state set {os.fspath(path)!r} holds {env_cls.name!r} records of another layout (the env's "
+            "state changed since it was saved); write it again"
+        )
     if arrays_checksum(arrays) != meta["checksum"]:
         raise DamagedFile(path, "its arrays do not match the checksum in its metadata", REMEDY)
     raw, groups = arrays["records"], arrays["groups"]
     size = env_cls.record_dtype.itemsize
-    if raw.dtype != np.uint8 or raw.shape != (meta["count"], size) or groups.shape != (meta["count"],) \
-            or groups.dtype != np.int64:
-        raise DamagedFile(path, f"its arrays have shapes {raw.shape} and {groups.shape}, not ({meta['count']}, "
-                                f"{size}) and ({meta['count']},)", REMEDY)
+    if (
+        raw.dtype != np.uint8
+        or raw.shape != (meta["count"], size)
+        or groups.shape != (meta["count"],)
+        or groups.dtype != np.int64
+    ):
+        raise DamagedFile(
+            path,
+            f"its arrays have shapes {raw.shape} and {groups.shape}, not ({meta['count']}, "
+            f"{size}) and ({meta['count']},)",
+            REMEDY,
+        )
     records = np.ascontiguousarray(raw).view(env_cls.record_dtype).reshape(-1).copy()
     if config is None:
         try:
@@ -96,6 +128,11 @@ def load_state_set(path: str | os.PathLike, env_cls: type, config=None) -> State
         except ValueError as exc:
             raise DamagedFile(path, f"its env_config does not fit env {env_cls.name!r} ({exc})", REMEDY) from None
     key = meta["group_key"]
-    validate_states(env_cls, config, records, os.fspath(path),
-                    lambda i: f"state {i}" + (f" ({key} {int(groups[i])})" if key else ""))
+    validate_states(
+        env_cls,
+        config,
+        records,
+        os.fspath(path),
+        lambda i: f"state {i}" + (f" ({key} {int(groups[i])})" if key else ""),
+    )
     return StateSet(records, groups.copy(), meta["env_config"], key, meta["extra"])

@@ -45,7 +45,7 @@ class BadState(ValueError):
     def __init__(self, source: str, where: str, problem: str, index: int = -1, field: str = ""):
         self.source, self.index, self.field = str(source), int(index), field
         text = " ".join(f"{self.source}: {where + ': ' if where else ''}{problem}".split())
-        super().__init__(text if len(text) <= _LONGEST else text[:_LONGEST - 3] + "...")
+        super().__init__(text if len(text) <= _LONGEST else text[: _LONGEST - 3] + "...")
 
 
 def declared_bounds(env_cls: type, config: Any = None) -> dict[str, tuple]:
@@ -54,12 +54,15 @@ def declared_bounds(env_cls: type, config: Any = None) -> dict[str, tuple]:
     if callable(bounds):
         bounds = bounds(_config(env_cls, config))
     if not isinstance(bounds, dict):
-        raise TypeError(f"env {env_cls.name!r}: bounds must be a dict {{field: (low, high)}} or a function of the "
-                        f"config returning one, got {type(bounds).__name__}")
+        raise TypeError(
+            f"env {env_cls.name!r}: bounds must be a dict {{field: (low, high)}} or a function of the "
+            f"config returning one, got {type(bounds).__name__}"
+        )
     unknown = sorted(set(bounds) - set(env_cls.state))
     if unknown:
-        raise TypeError(f"env {env_cls.name!r}: bounds name {unknown}, which are not fields of its state "
-                        f"{sorted(env_cls.state)}")
+        raise TypeError(
+            f"env {env_cls.name!r}: bounds name {unknown}, which are not fields of its state {sorted(env_cls.state)}"
+        )
     for name, pair in bounds.items():
         if not (isinstance(pair, tuple) and len(pair) == 2):
             raise TypeError(f"env {env_cls.name!r}: bounds of {name!r} must be a (low, high) pair, got {pair!r}")
@@ -81,8 +84,14 @@ def unbounded_fields(env_cls: type, config: Any = None) -> list[str]:
     return [name for name in env_cls.state if name not in declared and dtype.fields[name][0].base.kind in "iu"]
 
 
-def validate_states(env_cls: type, config: Any, records: np.ndarray, source: str,
-                    where: Callable[[int], str] | None = None, invariants: bool = True) -> None:
+def validate_states(
+    env_cls: type,
+    config: Any,
+    records: np.ndarray,
+    source: str,
+    where: Callable[[int], str] | None = None,
+    invariants: bool = True,
+) -> None:
     """Refuse ``records`` of ``env_cls`` (read from ``source``) unless a kernel may run every one of them.
 
     ``config`` is the env config the records will run under (a Config, a dict of overrides, or None
@@ -94,9 +103,13 @@ def validate_states(env_cls: type, config: Any, records: np.ndarray, source: str
     name_of = where or (lambda i: f"record {i}")
     records = np.asarray(records)
     if records.dtype != env_cls.record_dtype:
-        raise BadState(source, "", f"holds records of another layout than env {env_cls.name!r}'s (dtype "
-                                   f"{_short(records.dtype)}); the env's state changed since it was written, or "
-                                   "the file belongs to another env")
+        raise BadState(
+            source,
+            "",
+            f"holds records of another layout than env {env_cls.name!r}'s (dtype "
+            f"{_short(records.dtype)}); the env's state changed since it was written, or "
+            "the file belongs to another env",
+        )
     records = records.reshape(-1)
     if not len(records):
         return
@@ -104,9 +117,15 @@ def validate_states(env_cls: type, config: Any, records: np.ndarray, source: str
     bad = _first_out_of_range(env_cls, cfg, records)
     if bad is not None:
         index, field, problem = bad
-        raise BadState(source, name_of(index), f"{env_cls.name} state field {field} {problem}; the state is "
-                                               "refused (no kernel runs a value outside its range: a damaged or "
-                                               "edited file?)", index, field)
+        raise BadState(
+            source,
+            name_of(index),
+            f"{env_cls.name} state field {field} {problem}; the state is "
+            "refused (no kernel runs a value outside its range: a damaged or "
+            "edited file?)",
+            index,
+            field,
+        )
     if invariants and env_cls.invariants is not _no_invariants():
         for i in range(len(records)):
             try:
@@ -114,8 +133,12 @@ def validate_states(env_cls: type, config: Any, records: np.ndarray, source: str
             except Exception as exc:  # a slow path that trips on a state is a broken invariant too
                 broken = [f"its invariants raised {type(exc).__name__}: {exc}"]
             if broken:
-                raise BadState(source, name_of(i), f"{env_cls.name} state breaks its invariants: "
-                                                   f"{'; '.join(map(str, broken))}; the state is refused", i)
+                raise BadState(
+                    source,
+                    name_of(i),
+                    f"{env_cls.name} state breaks its invariants: {'; '.join(map(str, broken))}; the state is refused",
+                    i,
+                )
 
 
 def _no_invariants():
@@ -128,8 +151,9 @@ def _config(env_cls: type, config: Any) -> Any:
     if config is None or isinstance(config, dict):
         return make_config(env_cls, config)
     if not isinstance(config, env_cls.Config):
-        raise TypeError(f"config for env {env_cls.name!r} must be its Config, a dict or None, got "
-                        f"{type(config).__name__}")
+        raise TypeError(
+            f"config for env {env_cls.name!r} must be its Config, a dict or None, got {type(config).__name__}"
+        )
     return config
 
 
@@ -179,8 +203,11 @@ def _first_out_of_range(env_cls: type, cfg: Any, records: np.ndarray) -> tuple[i
         if best is not None and i >= best[0]:
             continue
         k = int(np.argmax(flat[i]))
-        element = "" if flat.shape[1] == 1 and not dtype.fields[name][0].shape else \
-            "[" + ", ".join(map(str, np.unravel_index(k, dtype.fields[name][0].shape))) + "]"
+        element = (
+            ""
+            if flat.shape[1] == 1 and not dtype.fields[name][0].shape
+            else "[" + ", ".join(map(str, np.unravel_index(k, dtype.fields[name][0].shape))) + "]"
+        )
         value = records[name][i].reshape(-1)[k]
         best = (i, name + element, _problem(name, base, value, bounds.get(name), k))
     return best

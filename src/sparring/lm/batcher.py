@@ -29,8 +29,11 @@ class Job:
 
     def joins(self, other: Job) -> bool:
         """Whether this job may share a batch with ``other``."""
-        return self.seed is None and other.seed is None and (self.temperature, self.top_p) == \
-            (other.temperature, other.top_p)
+        return (
+            self.seed is None
+            and other.seed is None
+            and (self.temperature, self.top_p) == (other.temperature, other.top_p)
+        )
 
 
 class Batcher:
@@ -74,8 +77,14 @@ class Batcher:
     def _answer(self, group: list[Job]) -> None:
         first = group[0]
         try:
-            done = self.model.generate_each([j.prompt for j in group], [j.limit for j in group],
-                                            [j.stop for j in group], first.temperature, first.top_p, first.seed)
+            done = self.model.generate_each(
+                [j.prompt for j in group],
+                [j.limit for j in group],
+                [j.stop for j in group],
+                first.temperature,
+                first.top_p,
+                first.seed,
+            )
         except Exception as exc:  # handed to every waiting request, each answers with it
             for j in group:
                 j.error = exc

@@ -45,8 +45,9 @@ class LineScorer:
 
     def prompt_ids(self, text: str) -> list[int]:
         """Token ids of the chat prompt (system, user ``text``) that the answer follows."""
-        messages = ([{"role": "system", "content": self.system}] if self.system else []) + \
-            [{"role": "user", "content": text}]
+        messages = ([{"role": "system", "content": self.system}] if self.system else []) + [
+            {"role": "user", "content": text}
+        ]
         formatted = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
         return self.tokenizer(formatted, add_special_tokens=False)["input_ids"]
 
@@ -81,7 +82,7 @@ class LineScorer:
             at = n
             for k, c in enumerate(cands):
                 m = len(c)
-                ids[i, at:at + m], pos[i, at:at + m], seg[i, at:at + m] = c, np.arange(n, n + m), k
+                ids[i, at : at + m], pos[i, at : at + m], seg[i, at : at + m] = c, np.arange(n, n + m), k
                 src_b += [i] * m
                 src_p += [n - 1] + list(range(at, at + m - 1))
                 target += c
@@ -93,16 +94,23 @@ class LineScorer:
         q, k = seg_t[:, :, None], seg_t[:, None, :]
         mask = causal & (k != -2) & ((k == -1) | (k == q))
         mask |= torch.eye(t, dtype=torch.bool) & (q == -2)  # padding attends to itself: no empty softmax rows
-        return Packed(torch.from_numpy(ids), torch.from_numpy(pos), mask[:, None], (torch.tensor(src_b),
-                      torch.tensor(src_p)), torch.tensor(target), torch.tensor(owner),
-                      [len(c) for c in candidates])
+        return Packed(
+            torch.from_numpy(ids),
+            torch.from_numpy(pos),
+            mask[:, None],
+            (torch.tensor(src_b), torch.tensor(src_p)),
+            torch.tensor(target),
+            torch.tensor(owner),
+            [len(c) for c in candidates],
+        )
 
     def scores_packed(self, packed: Packed):
         """Summed log-probabilities of every candidate, one tensor per prompt (differentiable under grad)."""
         torch = self._torch
         body = self.model.get_decoder() if hasattr(self.model, "get_decoder") else self.model.model
-        hidden = body(input_ids=packed.input_ids, attention_mask=packed.mask,
-                      position_ids=packed.position_ids).last_hidden_state
+        hidden = body(
+            input_ids=packed.input_ids, attention_mask=packed.mask, position_ids=packed.position_ids
+        ).last_hidden_state
         logits = self.model.lm_head(hidden[packed.source[0], packed.source[1]])  # only where a candidate is read
         token_lp = torch.log_softmax(logits.float(), -1).gather(1, packed.target[:, None])[:, 0]
         total = torch.zeros(sum(packed.counts), dtype=token_lp.dtype).index_add(0, packed.owner, token_lp)
@@ -155,8 +163,14 @@ class Choices:
     tokens: int
 
 
-def choose_lines(scorer: LineScorer, texts: list[str], lines: list[list[str]], temperature: float,
-                 rng: np.random.Generator, batch_size: int = 16) -> Choices:
+def choose_lines(
+    scorer: LineScorer,
+    texts: list[str],
+    lines: list[list[str]],
+    temperature: float,
+    rng: np.random.Generator,
+    batch_size: int = 16,
+) -> Choices:
     """For each prompt ``texts[i]``, one of ``lines[i]`` drawn from the scorer's policy (greedy at temperature 0)."""
     torch = scorer._torch
     prompts = [scorer.prompt_ids(t) for t in texts]
@@ -167,7 +181,7 @@ def choose_lines(scorer: LineScorer, texts: list[str], lines: list[list[str]], t
     fits = sorted((i for i in range(len(texts)) if scorer.fits(prompts[i], cands[i])), key=size.__getitem__)
     with torch.inference_mode():
         for start in range(0, len(fits), batch_size):
-            chunk = fits[start:start + batch_size]
+            chunk = fits[start : start + batch_size]
             scores = scorer.scores([prompts[i] for i in chunk], [cands[i] for i in chunk])
             for i, s in zip(chunk, scores):
                 index[i], logp[i] = choose(s.numpy(), temperature, rng)

@@ -63,8 +63,9 @@ class Sample:
     episode: int
 
 
-def collect_turns(teacher: str, episodes: int, seed: int = 0, env: str = "town", goal: str = "any",
-                  num_envs: int = 16, **config) -> list[Sample]:
+def collect_turns(
+    teacher: str, episodes: int, seed: int = 0, env: str = "town", goal: str = "any", num_envs: int = 16, **config
+) -> list[Sample]:
     """The teacher's turns as character 0 in ``episodes`` episodes (the rest of the town is the planner)."""
     batch = learner_env(min(num_envs, episodes), seed, env, goal, **config)
     brain = make_brain(teacher, batch, seed)
@@ -91,8 +92,9 @@ def collect_turns(teacher: str, episodes: int, seed: int = 0, env: str = "town",
 
 def training_lines(samples: list[Sample]) -> list[str]:
     """Every distinct line of the recorded prompts and answers (the tokenizer's training text)."""
-    return sorted({line for s in samples for line in s.turn.text.split("\n")} |
-                  {line for s in samples for line in s.turn.lines})
+    return sorted(
+        {line for s in samples for line in s.turn.text.split("\n")} | {line for s in samples for line in s.turn.lines}
+    )
 
 
 def choice_loss(scorer, batch: list[Sample]):
@@ -102,8 +104,10 @@ def choice_loss(scorer, batch: list[Sample]):
     prompts = [scorer.prompt_ids(s.turn.text) for s in batch]
     cands = [[scorer.line_ids(line) for line in s.turn.lines] for s in batch]
     scores = scorer.scores(prompts, cands)
-    losses = [torch.logsumexp(sc, 0) - sc[s.choice] - sc[s.choice] / len(c[s.choice])
-              for sc, s, c in zip(scores, batch, cands)]
+    losses = [
+        torch.logsumexp(sc, 0) - sc[s.choice] - sc[s.choice] / len(c[s.choice])
+        for sc, s, c in zip(scores, batch, cands)
+    ]
     return torch.stack(losses).mean()
 
 
@@ -113,8 +117,14 @@ def accuracy(scorer, samples: list[Sample], batch_size: int = 16) -> float:
 
     if not samples:
         return float("nan")
-    picked = choose_lines(scorer, [s.turn.text for s in samples], [s.turn.lines for s in samples], 0.0,
-                          np.random.default_rng(0), batch_size)
+    picked = choose_lines(
+        scorer,
+        [s.turn.text for s in samples],
+        [s.turn.lines for s in samples],
+        0.0,
+        np.random.default_rng(0),
+        batch_size,
+    )
     return float(np.mean([k == s.choice for k, s in zip(picked.index, samples)]))
 
 
@@ -127,8 +137,9 @@ def lr_at(step: int, steps: int, peak: float) -> float:
     return peak * (0.1 + 0.45 * (1 + np.cos(np.pi * frac)))
 
 
-def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", progress: bool = True,
-            **env_config) -> dict:
+def distill(
+    out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", progress: bool = True, **env_config
+) -> dict:
     """Record the teacher, build and fine-tune the model, save it to ``out``; returns the report it also saves."""
     import torch
     from tqdm import tqdm
@@ -137,8 +148,10 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
     from sparring.lm.model import build_model, save_model_folder, train_tokenizer
 
     if cfg.episodes < 2 or cfg.steps < 1 or cfg.batch_size < 1 or not 0 < cfg.held_out < 1:
-        raise ValueError(f"distill needs episodes >= 2, steps >= 1, batch_size >= 1 and 0 < held_out < 1; got "
-                         f"{cfg.episodes}, {cfg.steps}, {cfg.batch_size}, {cfg.held_out}")
+        raise ValueError(
+            f"distill needs episodes >= 2, steps >= 1, batch_size >= 1 and 0 < held_out < 1; got "
+            f"{cfg.episodes}, {cfg.steps}, {cfg.batch_size}, {cfg.held_out}"
+        )
     if os.path.exists(out):
         raise FileExistsError(f"{out} exists; choose a new folder for the distilled model")
     if cfg.threads:
@@ -152,8 +165,9 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
     size = ModelSize(cfg.hidden, cfg.layers, cfg.heads, cfg.intermediate, cfg.context)
     model = build_model(tokenizer, size, cfg.seed)
     scorer = LineScorer(model, tokenizer)
-    train = [s for s in train
-             if scorer.fits(scorer.prompt_ids(s.turn.text), [scorer.line_ids(x) for x in s.turn.lines])]
+    train = [
+        s for s in train if scorer.fits(scorer.prompt_ids(s.turn.text), [scorer.line_ids(x) for x in s.turn.lines])
+    ]
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=0.01)
     rng = np.random.default_rng(cfg.seed)
     bar = tqdm(range(cfg.steps), desc="distill", disable=not progress, file=sys.stderr, mininterval=1.0)
@@ -168,10 +182,18 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
         opt.step()
         bar.set_postfix(loss=f"{loss.item():.3f}")
     model.eval()
-    report = {"teacher": cfg.teacher, "env": env, "env_config": env_config,
-              "episodes": cfg.episodes, "train_turns": len(train), "held_out_turns": len(test),
-              "held_out_accuracy": accuracy(scorer, test), "train_accuracy": accuracy(scorer, train[:len(test)]),
-              "parameters": sum(p.numel() for p in model.parameters()), "seconds": time.perf_counter() - started,
-              "config": dataclasses.asdict(cfg)}
+    report = {
+        "teacher": cfg.teacher,
+        "env": env,
+        "env_config": env_config,
+        "episodes": cfg.episodes,
+        "train_turns": len(train),
+        "held_out_turns": len(test),
+        "held_out_accuracy": accuracy(scorer, test),
+        "train_accuracy": accuracy(scorer, train[: len(test)]),
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "seconds": time.perf_counter() - started,
+        "config": dataclasses.asdict(cfg),
+    }
     save_model_folder(model, tokenizer, out, info={"distill": report})
     return report

@@ -89,8 +89,9 @@ def policy_logp(scorer, turns: list[TurnSample], temperature: float):
     return [torch.log_softmax(s / temperature, 0) for s in scores]
 
 
-def update(scorer, ref, opt, turns: list[TurnSample], adv: np.ndarray, cfg: GRPOConfig,
-           rng: np.random.Generator) -> dict:
+def update(
+    scorer, ref, opt, turns: list[TurnSample], adv: np.ndarray, cfg: GRPOConfig, rng: np.random.Generator
+) -> dict:
     """One iteration's clipped-objective steps over ``turns`` (advantage ``adv[turn.env]``); mean loss terms."""
     import torch
 
@@ -100,7 +101,7 @@ def update(scorer, ref, opt, turns: list[TurnSample], adv: np.ndarray, cfg: GRPO
     for _ in range(cfg.epochs):
         order = rng.permutation(len(used))
         for start in range(0, len(used), cfg.minibatch):
-            chunk = [used[i] for i in order[start:start + cfg.minibatch]]
+            chunk = [used[i] for i in order[start : start + cfg.minibatch]]
             logps = policy_logp(scorer, chunk, cfg.temperature)
             a = torch.tensor([adv[t.env] for t in chunk], dtype=torch.float32)
             new = torch.stack([lp[t.choice] for lp, t in zip(logps, chunk)])
@@ -151,8 +152,9 @@ class Run:
         import torch
 
         if hasattr(model, "merge_and_unload"):  # a peft model: model/ stays a plain model folder
-            save_model_folder(copy.deepcopy(model).merge_and_unload(), tokenizer, self.model, overwrite=True,
-                              info={"grpo": state})
+            save_model_folder(
+                copy.deepcopy(model).merge_and_unload(), tokenizer, self.model, overwrite=True, info={"grpo": state}
+            )
             with atomic_folder(self.adapter) as tmp:
                 model.save_pretrained(tmp)
         else:
@@ -205,8 +207,15 @@ def _load(folder: str):
     return model, tok
 
 
-def grpo(out: str, model: str | None = None, cfg: GRPOConfig = GRPOConfig(), resume: bool = False,
-         env: str = "town", log=print, **env_config) -> list[dict]:
+def grpo(
+    out: str,
+    model: str | None = None,
+    cfg: GRPOConfig = GRPOConfig(),
+    resume: bool = False,
+    env: str = "town",
+    log=print,
+    **env_config,
+) -> list[dict]:
     """Run (or resume) GRPO into the folder ``out``; returns the metrics of every iteration."""
     import torch
 
@@ -214,8 +223,10 @@ def grpo(out: str, model: str | None = None, cfg: GRPOConfig = GRPOConfig(), res
 
     run = Run(out)
     if cfg.group < 2 or cfg.groups < 1 or cfg.temperature <= 0 or cfg.goal not in GOALS or cfg.kl < 0:
-        raise ValueError(f"grpo needs group >= 2, groups >= 1, temperature > 0, kl >= 0 and goal in {list(GOALS)}; "
-                         f"got {cfg.group}, {cfg.groups}, {cfg.temperature}, {cfg.kl}, {cfg.goal!r}")
+        raise ValueError(
+            f"grpo needs group >= 2, groups >= 1, temperature > 0, kl >= 0 and goal in {list(GOALS)}; "
+            f"got {cfg.group}, {cfg.groups}, {cfg.temperature}, {cfg.kl}, {cfg.goal!r}"
+        )
     if cfg.lora < 0:
         raise ValueError(f"--lora must be a LoRA rank >= 1, or 0 for full fine-tuning; got {cfg.lora}")
     if cfg.threads:
@@ -224,8 +235,10 @@ def grpo(out: str, model: str | None = None, cfg: GRPOConfig = GRPOConfig(), res
         state = run.read_state()
         saved_lora = state.get("config", {}).get("lora", 0)
         if cfg.lora != saved_lora:
-            raise ValueError(f"--resume: {run.out} was trained with --lora {saved_lora}, got --lora {cfg.lora}; "
-                             f"pass --lora {saved_lora} to continue it, or start a new --out")
+            raise ValueError(
+                f"--resume: {run.out} was trained with --lora {saved_lora}, got --lora {cfg.lora}; "
+                f"pass --lora {saved_lora} to continue it, or start a new --out"
+            )
         base, start, env, env_config = state["base"], state["iteration"], state["env"], state["env_config"]
         sources = StartStates(cfg.starts, env, env_config)
         if cfg.lora:  # the same adapters on the base, trainable again
@@ -273,19 +286,40 @@ def grpo(out: str, model: str | None = None, cfg: GRPOConfig = GRPOConfig(), res
         t0 = time.perf_counter()
         stats = update(scorer, ref, opt, played.turns, adv, cfg, rng)
         spent = played.seconds + time.perf_counter() - t0
-        row = {"iteration": it, "reward": float(rewards.mean()), "success_rate": float(played.success.mean()),
-               "kl": stats["kl"], "loss": stats["loss"], "clip_frac": stats["clip_frac"],
-               "parse_failure_rate": played.unfit / max(1, len(played.turns) + played.unfit),
-               "turns": len(played.turns), "trained_turns": stats["samples"],
-               "tokens_per_s": played.tokens / max(played.seconds, 1e-9),
-               "decisions_per_s": played.decisions / max(played.seconds, 1e-9),
-               "seconds_per_group": spent / cfg.groups, "groups_per_min": 60 * cfg.groups / spent}
+        row = {
+            "iteration": it,
+            "reward": float(rewards.mean()),
+            "success_rate": float(played.success.mean()),
+            "kl": stats["kl"],
+            "loss": stats["loss"],
+            "clip_frac": stats["clip_frac"],
+            "parse_failure_rate": played.unfit / max(1, len(played.turns) + played.unfit),
+            "turns": len(played.turns),
+            "trained_turns": stats["samples"],
+            "tokens_per_s": played.tokens / max(played.seconds, 1e-9),
+            "decisions_per_s": played.decisions / max(played.seconds, 1e-9),
+            "seconds_per_group": spent / cfg.groups,
+            "groups_per_min": 60 * cfg.groups / spent,
+        }
         history.append(row)
-        log(f"grpo {it + 1}/{cfg.iterations}: reward {row['reward']:.3f} success {row['success_rate']:.3f} "
+        log(
+            f"grpo {it + 1}/{cfg.iterations}: reward {row['reward']:.3f} success {row['success_rate']:.3f} "
             f"kl {row['kl']:.4f} parse-fail {row['parse_failure_rate']:.3f} {row['tokens_per_s']:.0f} tok/s "
-            f"{row['seconds_per_group']:.1f} s/group")
-        run.save(policy, tok, opt, {"base": base, "iteration": it + 1, "env": env, "env_config": env_config,
-                                    "config": dataclasses.asdict(cfg)}, history)
+            f"{row['seconds_per_group']:.1f} s/group"
+        )
+        run.save(
+            policy,
+            tok,
+            opt,
+            {
+                "base": base,
+                "iteration": it + 1,
+                "env": env,
+                "env_config": env_config,
+                "config": dataclasses.asdict(cfg),
+            },
+            history,
+        )
     return history
 
 

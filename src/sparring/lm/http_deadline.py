@@ -25,11 +25,20 @@ def deadline_protocol(seconds: float) -> type[H11Protocol]:
     """An :class:`H11Protocol` subclass (uvicorn's ``http=``) closing requests not received within ``seconds``."""
     if not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
         raise ValueError(f"request timeout must be a finite number of seconds > 0, got {seconds!r}")
-    body = json.dumps({"error": {
-        "message": f"the request did not arrive whole (headers and body) within {seconds:g} s; connection closed",
-        "type": "invalid_request_error", "code": 408}}).encode()
-    answer = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\nconnection: close\r\n"
-              b"content-length: %d\r\n\r\n%s" % (len(body), body))
+    body = json.dumps(
+        {
+            "error": {
+                "message": f"the request did not arrive whole (headers and body) within {seconds:g} s; "
+                "connection closed",
+                "type": "invalid_request_error",
+                "code": 408,
+            }
+        }
+    ).encode()
+    answer = (
+        b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\nconnection: close\r\n"
+        b"content-length: %d\r\n\r\n%s" % (len(body), body)
+    )
 
     class DeadlineH11Protocol(H11Protocol):
         request_timeout = float(seconds)

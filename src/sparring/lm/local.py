@@ -38,8 +38,10 @@ class LocalModel:
         from transformers.utils import logging as hf_logging
 
         if not os.path.isfile(os.path.join(folder, "config.json")):
-            raise ValueError(f"{folder!r} is not a model folder (no config.json); build one with "
-                             "sparring.lm.model.build_small_model or give a local Hugging Face model folder")
+            raise ValueError(
+                f"{folder!r} is not a model folder (no config.json); build one with "
+                "sparring.lm.model.build_small_model or give a local Hugging Face model folder"
+            )
         hf_logging.disable_progress_bar()
         self._torch = torch
         if threads is not None:
@@ -61,49 +63,84 @@ class LocalModel:
         text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
         return self.tokenizer(text, add_special_tokens=False)["input_ids"]
 
-    def chat(self, conversations: list[list[dict]], max_new_tokens: int = 32, temperature: float = 0.0,
-             top_p: float = 1.0, seed: int | None = None, stop: list[str] | None = None) -> list[Completion]:
+    def chat(
+        self,
+        conversations: list[list[dict]],
+        max_new_tokens: int = 32,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        seed: int | None = None,
+        stop: list[str] | None = None,
+    ) -> list[Completion]:
         """Answer each conversation (a list of ``{"role", "content"}``); greedy when ``temperature`` is 0."""
         if max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
         prompts = [self.prompt_ids(messages) for messages in conversations]
         return self.generate(prompts, max_new_tokens, temperature, top_p, seed, stop)
 
-    def generate(self, prompts: list[list[int]], max_new_tokens: int, temperature: float = 0.0, top_p: float = 1.0,
-                 seed: int | None = None, stop: list[str] | None = None) -> list[Completion]:
+    def generate(
+        self,
+        prompts: list[list[int]],
+        max_new_tokens: int,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        seed: int | None = None,
+        stop: list[str] | None = None,
+    ) -> list[Completion]:
         """Continue each prompt (token ids) by at most ``max_new_tokens`` tokens, stopping at end of turn."""
-        return self.generate_each(prompts, [max_new_tokens] * len(prompts), [stop or []] * len(prompts),
-                                  temperature, top_p, seed)
+        return self.generate_each(
+            prompts, [max_new_tokens] * len(prompts), [stop or []] * len(prompts), temperature, top_p, seed
+        )
 
-    def generate_each(self, prompts: list[list[int]], limits: list[int], stops: list[list[str]],
-                      temperature: float = 0.0, top_p: float = 1.0, seed: int | None = None) -> list[Completion]:
+    def generate_each(
+        self,
+        prompts: list[list[int]],
+        limits: list[int],
+        stops: list[list[str]],
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        seed: int | None = None,
+    ) -> list[Completion]:
         """Like :meth:`generate`, in one batch, with each prompt's own token limit and stop sequences."""
         torch, tok = self._torch, self.tokenizer
         if not len(prompts) == len(limits) == len(stops) or min(limits) < 1:
-            raise ValueError(f"need one limit >= 1 and one stop list per prompt; got {len(prompts)} prompts, "
-                             f"limits {limits}, {len(stops)} stop lists")
+            raise ValueError(
+                f"need one limit >= 1 and one stop list per prompt; got {len(prompts)} prompts, "
+                f"limits {limits}, {len(stops)} stop lists"
+            )
         longest, most = max(len(p) for p in prompts), max(limits)
         if longest + most > self.context:
-            raise ValueError(f"prompt of {longest} tokens + {most} new tokens exceeds the model's context "
-                             f"of {self.context} tokens")
+            raise ValueError(
+                f"prompt of {longest} tokens + {most} new tokens exceeds the model's context of {self.context} tokens"
+            )
         batch = tok.pad({"input_ids": prompts}, return_tensors="pt")
-        sampling = {"do_sample": True, "temperature": float(temperature), "top_p": float(top_p)} \
-            if temperature > 0 else {"do_sample": False, "temperature": None, "top_p": None, "top_k": None}
+        sampling = (
+            {"do_sample": True, "temperature": float(temperature), "top_p": float(top_p)}
+            if temperature > 0
+            else {"do_sample": False, "temperature": None, "top_p": None, "top_k": None}
+        )
         with self._lock, torch.inference_mode():
             if seed is not None:
                 torch.manual_seed(int(seed))
-            out = self.model.generate(**batch, max_new_tokens=int(most), pad_token_id=tok.pad_token_id,
-                                      eos_token_id=tok.eos_token_id, **sampling)
+            out = self.model.generate(
+                **batch,
+                max_new_tokens=int(most),
+                pad_token_id=tok.pad_token_id,
+                eos_token_id=tok.eos_token_id,
+                **sampling,
+            )
         start = batch["input_ids"].shape[1]
-        return [self._completion(row[start:start + limit].tolist(), len(p), stop)
-                for row, p, limit, stop in zip(out, prompts, limits, stops)]
+        return [
+            self._completion(row[start : start + limit].tolist(), len(p), stop)
+            for row, p, limit, stop in zip(out, prompts, limits, stops)
+        ]
 
     def _completion(self, new: list[int], prompt_tokens: int, stop: list[str] | None) -> Completion:
         eos = self.tokenizer.eos_token_id
         ended = eos in new  # rows that finish early are padded after their end-of-turn token
         used = new.index(eos) + 1 if ended else len(new)
-        text = self.tokenizer.decode(new[:used - 1] if ended else new, skip_special_tokens=True)
+        text = self.tokenizer.decode(new[: used - 1] if ended else new, skip_special_tokens=True)
         for s in stop or ():
             if s and s in text:
-                text, ended = text[:text.index(s)], True
+                text, ended = text[: text.index(s)], True
         return Completion(text, prompt_tokens, used, "stop" if ended else "length")

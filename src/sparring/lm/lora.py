@@ -14,8 +14,12 @@ def add_lora(model, rank: int):
     from peft import LoraConfig, get_peft_model
 
     with peft_quiet():
-        return get_peft_model(model, LoraConfig(r=rank, lora_alpha=2 * rank, lora_dropout=0.0,
-                                                target_modules=LORA_TARGETS, task_type="CAUSAL_LM"))
+        return get_peft_model(
+            model,
+            LoraConfig(
+                r=rank, lora_alpha=2 * rank, lora_dropout=0.0, target_modules=LORA_TARGETS, task_type="CAUSAL_LM"
+            ),
+        )
 
 
 @contextlib.contextmanager

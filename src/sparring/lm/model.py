@@ -62,20 +62,32 @@ def train_tokenizer(lines: Iterable[str], vocab_size: int = 2048):
 
     floor = 256 + len(SPECIAL_TOKENS)
     if vocab_size < floor:
-        raise ValueError(f"vocab_size must be >= {floor} (256 bytes + {len(SPECIAL_TOKENS)} special tokens), "
-                         f"got {vocab_size}")
+        raise ValueError(
+            f"vocab_size must be >= {floor} (256 bytes + {len(SPECIAL_TOKENS)} special tokens), got {vocab_size}"
+        )
     lines = [line for line in lines if isinstance(line, str) and line.strip()]
     if not lines:
         raise ValueError("train_tokenizer needs at least one non-empty text line")
     tok = Tokenizer(models.BPE(unk_token=UNK))
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=list(SPECIAL_TOKENS), show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=list(SPECIAL_TOKENS),
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
     tok.train_from_iterator(lines, trainer)
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token=BOS, eos_token=EOS, pad_token=PAD,
-                                   unk_token=UNK, additional_special_tokens=list(ROLE_TOKENS),
-                                   model_max_length=None, padding_side="left")
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        bos_token=BOS,
+        eos_token=EOS,
+        pad_token=PAD,
+        unk_token=UNK,
+        additional_special_tokens=list(ROLE_TOKENS),
+        model_max_length=None,
+        padding_side="left",
+    )
     fast.chat_template = CHAT_TEMPLATE
     return fast
 
@@ -86,10 +98,17 @@ def build_model(tokenizer, size: ModelSize = ModelSize(), seed: int = 0):
     from transformers import LlamaConfig, LlamaForCausalLM
 
     config = LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=size.hidden, intermediate_size=size.intermediate,
-        num_hidden_layers=size.layers, num_attention_heads=size.heads, num_key_value_heads=size.heads,
-        max_position_embeddings=size.context, tie_word_embeddings=True,
-        bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
+        vocab_size=len(tokenizer),
+        hidden_size=size.hidden,
+        intermediate_size=size.intermediate,
+        num_hidden_layers=size.layers,
+        num_attention_heads=size.heads,
+        num_key_value_heads=size.heads,
+        max_position_embeddings=size.context,
+        tie_word_embeddings=True,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
     )
     torch.manual_seed(seed)
     model = LlamaForCausalLM(config)
@@ -118,8 +137,14 @@ def save_model_folder(model, tokenizer, out: str, overwrite: bool = False, info:
     return out
 
 
-def build_small_model(lines: Iterable[str], out: str, size: ModelSize = ModelSize(), vocab_size: int = 2048,
-                      seed: int = 0, overwrite: bool = False) -> str:
+def build_small_model(
+    lines: Iterable[str],
+    out: str,
+    size: ModelSize = ModelSize(),
+    vocab_size: int = 2048,
+    seed: int = 0,
+    overwrite: bool = False,
+) -> str:
     """Train a tokenizer on ``lines``, build an untrained model of ``size`` and save both as a model folder."""
     tokenizer = train_tokenizer(lines, vocab_size)
     return save_model_folder(build_model(tokenizer, size, seed), tokenizer, out, overwrite)

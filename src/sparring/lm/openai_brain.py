@@ -28,24 +28,38 @@ class OpenAIBrain(TextBrain):
     sample each answer reproducibly).
     """
 
-    def __init__(self, base_url: str, model: str, parse: ParseFn, safe_action: int | Sequence[int],
-                 api_key: str | None = None, system: str = DEFAULT_SYSTEM, timeout: float = 30.0, retries: int = 3,
-                 backoff: float = 0.5, concurrency: int = 4, max_tokens: int = 24, temperature: float = 0.0,
-                 seed: int | None = None, text: TextFn | None = None):
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        parse: ParseFn,
+        safe_action: int | Sequence[int],
+        api_key: str | None = None,
+        system: str = DEFAULT_SYSTEM,
+        timeout: float = 30.0,
+        retries: int = 3,
+        backoff: float = 0.5,
+        concurrency: int = 4,
+        max_tokens: int = 24,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        text: TextFn | None = None,
+    ):
         super().__init__(parse, safe_action, system, text)
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
         if timeout <= 0 or retries < 0 or backoff < 0 or concurrency < 1 or max_tokens < 1 or temperature < 0:
-            raise ValueError(f"need timeout > 0, retries >= 0, backoff >= 0, concurrency >= 1, max_tokens >= 1, "
-                             f"temperature >= 0; got {timeout}, {retries}, {backoff}, {concurrency}, {max_tokens}, "
-                             f"{temperature}")
+            raise ValueError(
+                f"need timeout > 0, retries >= 0, backoff >= 0, concurrency >= 1, max_tokens >= 1, "
+                f"temperature >= 0; got {timeout}, {retries}, {backoff}, {concurrency}, {max_tokens}, "
+                f"{temperature}"
+            )
         self.name = f"openai:{base_url}:{model}"
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model, self.retries, self.backoff, self.concurrency = model, retries, backoff, concurrency
         self.max_tokens, self.temperature, self.seed = max_tokens, temperature, seed
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(timeout=timeout, headers=headers,
-                                    limits=httpx.Limits(max_connections=concurrency))
+        self._client = httpx.Client(timeout=timeout, headers=headers, limits=httpx.Limits(max_connections=concurrency))
         self.requests = 0
         """HTTP attempts made (retries included)."""
         self._lock = threading.Lock()  # counters are updated from the request threads
@@ -68,8 +82,13 @@ class OpenAIBrain(TextBrain):
             return list(pool.map(self._ask, conversations))
 
     def _ask(self, messages: list[dict]) -> str | None:
-        body = {"model": self.model, "messages": messages, "max_tokens": self.max_tokens,
-                "temperature": self.temperature, **({} if self.seed is None else {"seed": self.seed})}
+        body = {
+            "model": self.model,
+            "messages": messages,
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+            **({} if self.seed is None else {"seed": self.seed}),
+        }
         for attempt in range(self.retries + 1):
             if attempt:
                 time.sleep(self.backoff * 2 ** (attempt - 1))

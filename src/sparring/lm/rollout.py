@@ -13,7 +13,17 @@ import time
 import numpy as np
 
 from sparring.envs.town.world import (
-    GATHER_OTHERS, GOAL_COINS, GOAL_NAMES, HOUSE, HOUSE_COINS, HOUSE_WOOD, PLACE_COL, PLACE_ROW, RICH, TAVERN, WOOD,
+    GATHER_OTHERS,
+    GOAL_COINS,
+    GOAL_NAMES,
+    HOUSE,
+    HOUSE_COINS,
+    HOUSE_WOOD,
+    PLACE_COL,
+    PLACE_ROW,
+    RICH,
+    TAVERN,
+    WOOD,
 )
 from sparring.kit import registry
 from sparring.kit.batch import BatchedEnv
@@ -56,8 +66,9 @@ def learner_env(num_envs: int, seed: int, env: str = "town", goal: str = "any", 
     if goal not in GOALS:
         raise ValueError(f"goal must be one of {list(GOALS)}, got {goal!r}")
     cls = registry.get(env)
-    batch = BatchedEnv(cls, num_envs=num_envs, seed=seed, autoreset=False,
-                       **{**config, "background": cls.num_agents - 1})
+    batch = BatchedEnv(
+        cls, num_envs=num_envs, seed=seed, autoreset=False, **{**config, "background": cls.num_agents - 1}
+    )
     set_goal(batch, goal)
     return batch
 
@@ -86,8 +97,15 @@ def progress(s) -> float:
     return 0.3 + 0.6 * min((int(here.sum()) - 1) / GATHER_OTHERS, 1.0) if at_tavern else 0.0
 
 
-def play_out(scorer: LineScorer, batch: BatchedEnv, temperature: float, rng: np.random.Generator,
-             turns: int = 0, batch_size: int = 16, keep: bool = True) -> Rollout:
+def play_out(
+    scorer: LineScorer,
+    batch: BatchedEnv,
+    temperature: float,
+    rng: np.random.Generator,
+    turns: int = 0,
+    batch_size: int = 16,
+    keep: bool = True,
+) -> Rollout:
     """Play every town of ``batch`` for ``turns`` ticks (0: to the episode end) with the model as character 0."""
     started = time.perf_counter()
     samples: list[TurnSample] = []
@@ -115,8 +133,17 @@ def play_out(scorer: LineScorer, batch: BatchedEnv, temperature: float, rng: np.
     return Rollout(samples, success, best, tokens, unfit, decisions, time.perf_counter() - started)
 
 
-def evaluate(scorer: LineScorer, episodes: int, seed: int, temperature: float = 1.0, goal: str = "any",
-             num_envs: int = 64, batch_size: int = 16, env: str = "town", **config) -> dict:
+def evaluate(
+    scorer: LineScorer,
+    episodes: int,
+    seed: int,
+    temperature: float = 1.0,
+    goal: str = "any",
+    num_envs: int = 64,
+    batch_size: int = 16,
+    env: str = "town",
+    **config,
+) -> dict:
     """Goal success of the model as character 0 over ``episodes`` full episodes with fixed seeds, 95% Wilson CI."""
     from sparring.evaluate.wilson import wilson_interval
 
@@ -131,6 +158,13 @@ def evaluate(scorer: LineScorer, episodes: int, seed: int, temperature: float = 
         tokens, unfit, seconds = tokens + out.tokens, unfit + out.unfit, seconds + out.seconds
         decisions += out.decisions
     low, high = wilson_interval(wins, episodes)
-    return {"episodes": episodes, "successes": wins, "success_rate": wins / episodes, "ci95": [low, high],
-            "tokens_per_s": tokens / max(seconds, 1e-9), "decisions_per_s": decisions / max(seconds, 1e-9),
-            "unfit_turns": unfit, "seconds": seconds}
+    return {
+        "episodes": episodes,
+        "successes": wins,
+        "success_rate": wins / episodes,
+        "ci95": [low, high],
+        "tokens_per_s": tokens / max(seconds, 1e-9),
+        "decisions_per_s": decisions / max(seconds, 1e-9),
+        "unfit_turns": unfit,
+        "seconds": seconds,
+    }

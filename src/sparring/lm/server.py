@@ -73,8 +73,9 @@ class ServeLimits:
             if getattr(self, name) is not None and getattr(self, name) < 1:
                 raise ValueError(f"serve limits: {name} must be >= 1 or None, got {getattr(self, name)}")
         if not (math.isfinite(self.request_timeout) and self.request_timeout > 0):
-            raise ValueError(f"serve limits: request_timeout must be a finite number of seconds > 0, "
-                             f"got {self.request_timeout}")
+            raise ValueError(
+                f"serve limits: request_timeout must be a finite number of seconds > 0, got {self.request_timeout}"
+            )
 
 
 class ApiError(Exception):
@@ -89,8 +90,9 @@ def _error(status: int, message: str, kind: str = "invalid_request_error") -> JS
     return JSONResponse({"error": {"message": message, "type": kind, "code": status}}, status_code=status)
 
 
-def make_app(model: LocalModel, name: str | None = None, api_key: str | None = None,
-             limits: ServeLimits = ServeLimits()) -> FastAPI:
+def make_app(
+    model: LocalModel, name: str | None = None, api_key: str | None = None, limits: ServeLimits = ServeLimits()
+) -> FastAPI:
     """The FastAPI app serving ``model`` under the id ``name`` (default: the folder's name).
 
     ``app.state.batcher`` is the :class:`~sparring.lm.batcher.Batcher` answering its requests.
@@ -110,8 +112,11 @@ def make_app(model: LocalModel, name: str | None = None, api_key: str | None = N
 
     @app.exception_handler(HTTPException)
     async def _http_error(request: Request, exc: HTTPException):
-        return _error(exc.status_code, f"{exc.detail}: {request.method} {request.url.path}; this server has "
-                      "GET /v1/models and POST /v1/chat/completions")
+        return _error(
+            exc.status_code,
+            f"{exc.detail}: {request.method} {request.url.path}; this server has "
+            "GET /v1/models and POST /v1/chat/completions",
+        )
 
     @app.exception_handler(Exception)
     async def _internal(request: Request, exc: Exception):
@@ -122,8 +127,9 @@ def make_app(model: LocalModel, name: str | None = None, api_key: str | None = N
             return
         given = request.headers.get("authorization", "")
         if not hmac.compare_digest(given.encode(), f"Bearer {api_key}".encode()):
-            raise ApiError(401, "missing or wrong API key; send the header 'Authorization: Bearer <key>'",
-                           "authentication_error")
+            raise ApiError(
+                401, "missing or wrong API key; send the header 'Authorization: Bearer <key>'", "authentication_error"
+            )
 
     def _model_card() -> dict:
         return {"id": name, "object": "model", "created": created, "owned_by": "sparring"}
@@ -148,8 +154,10 @@ def make_app(model: LocalModel, name: str | None = None, api_key: str | None = N
         messages = req.plain_messages()
         chars = sum(len(m["content"]) for m in messages)
         if chars > char_cap:
-            raise ApiError(400, f"prompt is {chars} characters; this server takes at most {char_cap} characters "
-                           f"({prompt_cap} tokens)")
+            raise ApiError(
+                400,
+                f"prompt is {chars} characters; this server takes at most {char_cap} characters ({prompt_cap} tokens)",
+            )
         try:
             prompt = model.prompt_ids(messages)
         except Exception as exc:  # a template that refuses this conversation (e.g. roles out of order)
@@ -164,15 +172,26 @@ def make_app(model: LocalModel, name: str | None = None, api_key: str | None = N
         req, prompt = await run_in_threadpool(_prepare, await _read_body(request, limits.max_request_bytes))
         wanted = req.max_completion_tokens or req.max_tokens or limits.default_max_tokens
         new_tokens = min(wanted, limits.max_tokens, model.context - len(prompt))
-        done = await run_in_threadpool(batcher.run, Job(prompt, new_tokens, req.temperature, req.top_p, req.seed,
-                                                        req.stop_list()))
+        done = await run_in_threadpool(
+            batcher.run, Job(prompt, new_tokens, req.temperature, req.top_p, req.seed, req.stop_list())
+        )
         return {
-            "id": f"chatcmpl-{uuid.uuid4().hex}", "object": "chat.completion", "created": int(time.time()),
+            "id": f"chatcmpl-{uuid.uuid4().hex}",
+            "object": "chat.completion",
+            "created": int(time.time()),
             "model": name,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": done.text},
-                         "finish_reason": done.finish_reason}],
-            "usage": {"prompt_tokens": done.prompt_tokens, "completion_tokens": done.completion_tokens,
-                      "total_tokens": done.prompt_tokens + done.completion_tokens},
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": done.text},
+                    "finish_reason": done.finish_reason,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": done.prompt_tokens,
+                "completion_tokens": done.completion_tokens,
+                "total_tokens": done.prompt_tokens + done.completion_tokens,
+            },
         }
 
     return app
@@ -338,8 +357,15 @@ class BackgroundServer:
         self.stop()
 
 
-def serve(folder: str, host: str = "127.0.0.1", port: int = 8000, api_key: str | None = None,
-          name: str | None = None, limits: ServeLimits = ServeLimits(), threads: int | None = None) -> None:
+def serve(
+    folder: str,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    api_key: str | None = None,
+    name: str | None = None,
+    limits: ServeLimits = ServeLimits(),
+    threads: int | None = None,
+) -> None:
     """Load the model folder and serve it until interrupted (blocking); ``threads``: torch CPU threads."""
     import uvicorn
 
@@ -348,6 +374,9 @@ def serve(folder: str, host: str = "127.0.0.1", port: int = 8000, api_key: str |
     app = make_app(model, name, api_key, limits)
     sock = bind(host, port)
     where = f"[{host}]" if ":" in host else host
-    print(f"serving {model.folder} as model {name!r} on http://{where}:{sock.getsockname()[1]}/v1"
-          f"{' (API key required)' if api_key else ''}", flush=True)
+    print(
+        f"serving {model.folder} as model {name!r} on http://{where}:{sock.getsockname()[1]}/v1"
+        f"{' (API key required)' if api_key else ''}",
+        flush=True,
+    )
     uvicorn.Server(uvicorn_config(app, log_level="info")).run(sockets=[sock])

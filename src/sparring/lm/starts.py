@@ -77,8 +77,10 @@ def recorded_states(path: str, env: str, env_config: dict) -> np.ndarray:
     for key, value in env_config.items():
         recorded = getattr(rec.config, key, None)
         if recorded != value:
-            raise ValueError(f"recording {path} was made with {key}={recorded!r}, this run has {key}={value!r}; "
-                             "record with the same env config, or change the run's")
+            raise ValueError(
+                f"recording {path} was made with {key}={recorded!r}, this run has {key}={value!r}; "
+                "record with the same env config, or change the run's"
+            )
     parts = []
     for k in rec.episode_ids():
         states = rec.episode(k).states[:-1]

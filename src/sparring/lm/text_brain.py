@@ -56,8 +56,9 @@ class TextBrain:
 
     name = "text"
 
-    def __init__(self, parse: ParseFn, safe_action: int | Sequence[int], system: str = DEFAULT_SYSTEM,
-                 text: TextFn | None = None):
+    def __init__(
+        self, parse: ParseFn, safe_action: int | Sequence[int], system: str = DEFAULT_SYSTEM, text: TextFn | None = None
+    ):
         if not callable(parse):
             raise TypeError(f"parse must be callable as parse(answer, batch, i), got {type(parse).__name__}")
         self.parse = parse
@@ -90,8 +91,10 @@ class TextBrain:
         """Ask every character of ``batch`` for its answer, parse it, and fall back to the safe action where that
         fails."""
         if len(self.safe_action) != len(batch.heads):
-            raise ValueError(f"safe_action {self.safe_action.tolist()} has {len(self.safe_action)} values; "
-                             f"the env has {len(batch.heads)} action heads {batch.heads}")
+            raise ValueError(
+                f"safe_action {self.safe_action.tolist()} has {len(self.safe_action)} values; "
+                f"the env has {len(batch.heads)} action heads {batch.heads}"
+            )
         answers = self.answer([self.messages(t) for t in batch.texts]) if len(batch) else []
         self.last_answers = answers
         out = np.empty((len(batch), len(batch.heads)), np.int32)
@@ -108,8 +111,9 @@ class TextBrain:
         action = None if parsed is None else np.atleast_1d(np.asarray(parsed, np.int64))
         if action is None or not batch.allows(i, action):
             self.stats.unparseable += 1
-            self.stats.last_error = f"answer {text[:200]!r} " + \
-                ("did not parse" if action is None else f"parsed to {action.tolist()}, not allowed now")
+            self.stats.last_error = f"answer {text[:200]!r} " + (
+                "did not parse" if action is None else f"parsed to {action.tolist()}, not allowed now"
+            )
             return self.safe_action
         self.stats.parsed += 1
         return action.astype(np.int32)
@@ -118,15 +122,26 @@ class TextBrain:
 class LocalLMBrain(TextBrain):
     """Answers from a local causal LM folder (``from_pretrained``), generated in batches of ``batch_size``."""
 
-    def __init__(self, model, parse: ParseFn, safe_action: int | Sequence[int], system: str = DEFAULT_SYSTEM,
-                 max_tokens: int = 24, temperature: float = 0.0, seed: int | None = None, batch_size: int = 16,
-                 text: TextFn | None = None):
+    def __init__(
+        self,
+        model,
+        parse: ParseFn,
+        safe_action: int | Sequence[int],
+        system: str = DEFAULT_SYSTEM,
+        max_tokens: int = 24,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        batch_size: int = 16,
+        text: TextFn | None = None,
+    ):
         from sparring.lm.local import LocalModel
 
         super().__init__(parse, safe_action, system, text)
         if max_tokens < 1 or batch_size < 1 or temperature < 0:
-            raise ValueError(f"need max_tokens >= 1, batch_size >= 1, temperature >= 0; got {max_tokens}, "
-                             f"{batch_size}, {temperature}")
+            raise ValueError(
+                f"need max_tokens >= 1, batch_size >= 1, temperature >= 0; got {max_tokens}, "
+                f"{batch_size}, {temperature}"
+            )
         self.model = model if isinstance(model, LocalModel) else LocalModel(model)
         self.name = f"local:{self.model.folder}"
         self.max_tokens, self.temperature, self.batch_size = max_tokens, temperature, batch_size
@@ -140,11 +155,13 @@ class LocalLMBrain(TextBrain):
         prompts = [self.model.prompt_ids(c) for c in conversations]
         fits = [i for i, p in enumerate(prompts) if len(p) + self.max_tokens <= self.model.context]
         if len(fits) < len(prompts):
-            self.stats.last_error = (f"{len(prompts) - len(fits)} prompt(s) + {self.max_tokens} answer tokens do "
-                                     f"not fit the model's context of {self.model.context} tokens")
+            self.stats.last_error = (
+                f"{len(prompts) - len(fits)} prompt(s) + {self.max_tokens} answer tokens do "
+                f"not fit the model's context of {self.model.context} tokens"
+            )
         answers: list[str | None] = [None] * len(prompts)
         for start in range(0, len(fits), self.batch_size):
-            chunk = fits[start:start + self.batch_size]
+            chunk = fits[start : start + self.batch_size]
             done = self.model.generate([prompts[i] for i in chunk], self.max_tokens, self.temperature)
             for i, c in zip(chunk, done):
                 self.stats.prompt_tokens += c.prompt_tokens

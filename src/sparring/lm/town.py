@@ -103,8 +103,9 @@ class ChoiceBrain:
 
         rows = np.asarray(rows, np.int64)
         turns = [turn(env.records[r // env.num_agents], env.config, int(r) % env.num_agents) for r in rows]
-        picked = choose_lines(self.scorer, [t.text for t in turns], [t.lines for t in turns], self.temperature,
-                              self._rng, self.batch_size)
+        picked = choose_lines(
+            self.scorer, [t.text for t in turns], [t.lines for t in turns], self.temperature, self._rng, self.batch_size
+        )
         out = np.full((len(rows), 1), SAFE_ACTION, np.int32)
         for i, (t, k) in enumerate(zip(turns, picked.index)):
             if k >= 0:
@@ -135,16 +136,20 @@ def make_brain(spec: str, env: BatchedEnv, seed: int = 0) -> Player:
         return checkpoint_player(rest, env, seed)
     if kind == "local" and rest:
         if not os.path.isdir(rest):
-            raise ValueError(f"brain {spec!r}: {rest!r} is not a folder (give a model folder, e.g. from "
-                             "`sparring distill town`)")
+            raise ValueError(
+                f"brain {spec!r}: {rest!r} is not a folder (give a model folder, e.g. from `sparring distill town`)"
+            )
         return ChoiceBrain(rest, seed=seed)
     if kind == "openai":
         url, _, model = rest.rpartition(":")
         if url.startswith(("http://", "https://")) and model:
             from sparring.lm.openai_brain import OpenAIBrain
 
-            return OpenAIBrain(url, model, parse, SAFE_ACTION, api_key=os.environ.get(KEY_ENV), seed=seed,
-                               text=prompt_text)
-        raise ValueError(f"brain {spec!r}: openai needs openai:URL:MODEL with an http(s) URL, e.g. "
-                         "openai:http://127.0.0.1:8000/v1:mymodel")
+            return OpenAIBrain(
+                url, model, parse, SAFE_ACTION, api_key=os.environ.get(KEY_ENV), seed=seed, text=prompt_text
+            )
+        raise ValueError(
+            f"brain {spec!r}: openai needs openai:URL:MODEL with an http(s) URL, e.g. "
+            "openai:http://127.0.0.1:8000/v1:mymodel"
+        )
     raise ValueError(f"unknown brain {spec!r}; valid: {SPECS}")

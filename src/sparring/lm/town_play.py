@@ -46,11 +46,14 @@ class PlayReport:
         lines = [f"{'character':<10} {'brain':<40} goal success   fainted"]
         for c in self.characters:
             goals = ", ".join(f"{k} {v}" for k, v in sorted(c.goals.items()))
-            lines.append(f"{c.name:<10} {c.brain[-40:]:<40} {c.successes:>3}/{c.episodes:<3} {c.fainted:>9}   "
-                         f"({goals})")
+            lines.append(
+                f"{c.name:<10} {c.brain[-40:]:<40} {c.successes:>3}/{c.episodes:<3} {c.fainted:>9}   ({goals})"
+            )
         for name, s in self.brains.items():
-            lines.append(f"brain {name}: {s['turns']} turns, {s['fallbacks']} fallbacks ({s['failed']} failed, "
-                         f"{s['unparseable']} unparseable)")
+            lines.append(
+                f"brain {name}: {s['turns']} turns, {s['fallbacks']} fallbacks ({s['failed']} failed, "
+                f"{s['unparseable']} unparseable)"
+            )
         if self.recording:
             lines.append(f"recorded to {self.recording}")
         return "\n".join(lines)
@@ -62,8 +65,15 @@ def _brain_counts(brain, turns: int) -> dict:
     return {"turns": turns, "fallbacks": failed + unparseable, "failed": failed, "unparseable": unparseable}
 
 
-def play_town(specs: list[str], episodes: int = 1, seed: int = 0, record: str | None = None, env: str = "town",
-              num_envs: int = 4, **config) -> PlayReport:
+def play_town(
+    specs: list[str],
+    episodes: int = 1,
+    seed: int = 0,
+    record: str | None = None,
+    env: str = "town",
+    num_envs: int = 4,
+    **config,
+) -> PlayReport:
     """Play ``episodes`` town episodes with a brain per character; record them to ``record``/town.parquet."""
     from sparring.record import Recorder
 
@@ -75,21 +85,27 @@ def play_town(specs: list[str], episodes: int = 1, seed: int = 0, record: str | 
     if not hasattr(cls, "describe") or "planner" not in getattr(cls, "scripted", {}):
         raise ValueError(f"play with brains needs a town env (town, town16, ...), got {env!r}")
     batch = BatchedEnv(cls, num_envs=min(num_envs, episodes), seed=seed, autoreset=False, **config)
-    seats = [int(a) for a in np.flatnonzero(batch.learner_rows[:batch.num_agents])]
+    seats = [int(a) for a in np.flatnonzero(batch.learner_rows[: batch.num_agents])]
     shared: dict[str, object] = {}
     for spec in dict.fromkeys(specs[min(a, len(specs) - 1)] for a in seats):
         shared[spec] = make_brain(spec, batch, seed)
     seat_spec = {a: specs[min(a, len(specs) - 1)] for a in seats}
-    results = [CharacterResult(NAMES[a], shared[seat_spec[a]].name if a in seat_spec else "scripted:planner (env)")
-               for a in range(batch.num_agents)]
+    results = [
+        CharacterResult(NAMES[a], shared[seat_spec[a]].name if a in seat_spec else "scripted:planner (env)")
+        for a in range(batch.num_agents)
+    ]
     out = None
     if record:
         os.makedirs(record, exist_ok=True)
         out = os.path.join(record, "town.parquet")
         if os.path.exists(out):
             raise ValueError(f"{out} exists; give --record a new or empty folder")
-        recorder = Recorder(batch, out, policy="; ".join(f"{NAMES[a]}={shared[s].name}" for a, s in seat_spec.items()),
-                            max_episodes=episodes)  # a last partial round also steps envs it does not count
+        recorder = Recorder(
+            batch,
+            out,
+            policy="; ".join(f"{NAMES[a]}={shared[s].name}" for a, s in seat_spec.items()),
+            max_episodes=episodes,
+        )  # a last partial round also steps envs it does not count
     done, turns = 0, dict.fromkeys(shared, 0)
     try:
         while done < episodes:
@@ -98,8 +114,16 @@ def play_town(specs: list[str], episodes: int = 1, seed: int = 0, record: str | 
                 actions = np.full((batch.rows, 1), SAFE_ACTION, np.int32)
                 alive = batch.records["alive"].reshape(-1).astype(bool)
                 for spec, brain in shared.items():
-                    rows = np.array([e * batch.num_agents + a for e in range(playing) if not batch.done[e]
-                                     for a in seats if seat_spec[a] == spec], np.int64)
+                    rows = np.array(
+                        [
+                            e * batch.num_agents + a
+                            for e in range(playing)
+                            if not batch.done[e]
+                            for a in seats
+                            if seat_spec[a] == spec
+                        ],
+                        np.int64,
+                    )
                     rows = rows[alive[rows]]
                     if rows.size:
                         turns[spec] += rows.size

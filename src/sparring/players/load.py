@@ -36,8 +36,10 @@ def resolve(path: str) -> str:
             return _latest(latest)
     if os.path.exists(os.path.join(path, "meta.json")):
         return path
-    raise ValueError(f"no checkpoint at {path!r}: expected a run folder (runs/<env>-<time>), its checkpoints "
-                     "folder, or a checkpoints/step-N folder with meta.json")
+    raise ValueError(
+        f"no checkpoint at {path!r}: expected a run folder (runs/<env>-<time>), its checkpoints "
+        "folder, or a checkpoints/step-N folder with meta.json"
+    )
 
 
 def _latest(latest: str) -> str:
@@ -69,8 +71,9 @@ def read_meta(path: str) -> dict:
     try:
         make_config(registry.get(meta["env"]), meta["env_config"])
     except (LookupError, ValueError) as exc:
-        raise DamagedFile(file, f"its env {meta['env']!r} with env_config {meta['env_config']} cannot be made "
-                                f"({exc})", REMEDY) from None
+        raise DamagedFile(
+            file, f"its env {meta['env']!r} with env_config {meta['env_config']} cannot be made ({exc})", REMEDY
+        ) from None
     return meta
 
 
@@ -84,14 +87,18 @@ def check_compatible(meta: dict, env_name: str, env, where: str = "") -> None:
     """Raise ValueError naming the mismatch if the checkpoint (in the folder ``where``) cannot drive ``env``."""
     where = f"checkpoint {where}".strip()
     if meta["env"] != env_name:
-        raise ValueError(f"{where} was trained on env {meta['env']!r}, not {env_name!r}; "
-                         f"use it with `{meta['env']}` or pick a checkpoint of {env_name!r}")
+        raise ValueError(
+            f"{where} was trained on env {meta['env']!r}, not {env_name!r}; "
+            f"use it with `{meta['env']}` or pick a checkpoint of {env_name!r}"
+        )
     spec = meta["policy"]
     want = {"obs_size": env.obs_spec.size, "head_sizes": [int(s) for s in env.heads.sizes]}
     have = {"obs_size": spec.get("obs_size"), "head_sizes": spec.get("head_sizes")}
     if want != have:
-        raise ValueError(f"{where}: its policy expects {have} but env {env_name!r} with this config has {want}; "
-                         f"train-time env config was {meta['env_config']}")
+        raise ValueError(
+            f"{where}: its policy expects {have} but env {env_name!r} with this config has {want}; "
+            f"train-time env config was {meta['env_config']}"
+        )
 
 
 def build_policy(meta: dict, folder: str) -> Policy:
@@ -127,14 +134,23 @@ def read_tensors(file: str, what: str) -> dict[str, torch.Tensor]:
 def load_weights(policy: Policy, file: str) -> None:
     """Load safetensors weights; a shape or key mismatch names the offending tensors, non-finite ones are refused."""
     weights = read_tensors(file, "policy weights")
-    bad = [name for name, tensor in weights.items()
-           if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all())]
+    bad = [
+        name
+        for name, tensor in weights.items()
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all())
+    ]
     if bad:
-        raise DamagedFile(file, f"holds non-finite weights (NaN or infinity in {', '.join(bad[:3])}"
-                                f"{', ...' if len(bad) > 3 else ''}): the training diverged or the file is damaged",
-                          "use an earlier checkpoint (checkpoints/step-N), or train again with a lower --train.lr")
+        raise DamagedFile(
+            file,
+            f"holds non-finite weights (NaN or infinity in {', '.join(bad[:3])}"
+            f"{', ...' if len(bad) > 3 else ''}): the training diverged or the file is damaged",
+            "use an earlier checkpoint (checkpoints/step-N), or train again with a lower --train.lr",
+        )
     try:
         policy.load_state_dict(weights)
     except RuntimeError as exc:
-        raise DamagedFile(file, f"its weights do not fit the policy meta.json describes ({policy.spec}): "
-                                f"{' '.join(str(exc).split())}", REMEDY) from None
+        raise DamagedFile(
+            file,
+            f"its weights do not fit the policy meta.json describes ({policy.spec}): {' '.join(str(exc).split())}",
+            REMEDY,
+        ) from None

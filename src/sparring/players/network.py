@@ -51,9 +51,13 @@ class NetworkPlayer:
             state = tuple(s[rows_t.to(self._device)] for s in self._memory)
         with torch.inference_mode():
             obs, mask = torch.from_numpy(env.obs[rows]), torch.from_numpy(env.mask[rows])
-            act, logp, value, state = self.net.act(obs.to(self._device), mask.to(self._device), state,
-                                                   None if reset is None else reset.to(self._device),
-                                                   greedy=self.greedy)
+            act, logp, value, state = self.net.act(
+                obs.to(self._device),
+                mask.to(self._device),
+                state,
+                None if reset is None else reset.to(self._device),
+                greedy=self.greedy,
+            )
         for full, part in zip(self._memory, state):
             full[rows_t.to(self._device)] = part
         self.logp, self.value = logp.cpu().numpy(), value.cpu().numpy()

@@ -26,8 +26,9 @@ def opponent_choices(env_cls) -> tuple[str, ...]:
     return ()
 
 
-def resolve_opponent(env_cls, name: str | None, env_config: dict,
-                     explicit: dict | None = None) -> tuple[dict, str | None]:
+def resolve_opponent(
+    env_cls, name: str | None, env_config: dict, explicit: dict | None = None
+) -> tuple[dict, str | None]:
     """``--opponent NAME`` as (env config, player spec of the other learner seats or None).
 
     None or a value of the env's knob sets the knob (the env plays the other seats); a
@@ -48,12 +49,14 @@ def resolve_opponent(env_cls, name: str | None, env_config: dict,
     if name in env_cls.scripted or name == SELF_PLAY:
         seats = env_cls.learner_seats(make_config(env_cls, env_config))
         if len(seats) < 2:
-            raise ValueError(f"--opponent {name!r} needs an env with two learner seats; {env_cls.name!r} has "
-                             f"{len(seats)} with this config"
-                             + (f"; its opponent knob takes {list(knob)}" if knob else ""))
+            raise ValueError(
+                f"--opponent {name!r} needs an env with two learner seats; {env_cls.name!r} has "
+                f"{len(seats)} with this config" + (f"; its opponent knob takes {list(knob)}" if knob else "")
+            )
         return env_config, name if name == SELF_PLAY else f"scripted:{name}"
-    raise ValueError(f"unknown opponent {name!r} for env {env_cls.name!r}; "
-                     f"valid: {[*knob, *env_cls.scripted, SELF_PLAY]}")
+    raise ValueError(
+        f"unknown opponent {name!r} for env {env_cls.name!r}; valid: {[*knob, *env_cls.scripted, SELF_PLAY]}"
+    )
 
 
 def parse_seats(values: list[str] | None) -> dict[str, str]:
@@ -74,8 +77,9 @@ def _is_player_spec(spec: str) -> bool:
     return spec == "random" or (kind in ("scripted", "checkpoint") and bool(arg))
 
 
-def resolve_seats(env_cls, seats: dict[str, str], opponent: str | None, env_config: dict,
-                  explicit: dict | None = None) -> tuple[dict, str | None, dict[int, str]]:
+def resolve_seats(
+    env_cls, seats: dict[str, str], opponent: str | None, env_config: dict, explicit: dict | None = None
+) -> tuple[dict, str | None, dict[int, str]]:
     """``--seat`` and ``--opponent`` together: (env config, the other seats' player as :func:`resolve_opponent`
     gives it, {seat index: player spec} of the seats ``--seat`` names).
 
@@ -90,8 +94,9 @@ def resolve_seats(env_cls, seats: dict[str, str], opponent: str | None, env_conf
     assigned = {}
     for name, spec in seats.items():
         if name not in env_cls.seats:
-            raise ValueError(f"--seat {name}={spec}: env {env_cls.name!r} has no seat {name!r}; valid: "
-                             f"{list(env_cls.seats)}")
+            raise ValueError(
+                f"--seat {name}={spec}: env {env_cls.name!r} has no seat {name!r}; valid: {list(env_cls.seats)}"
+            )
         if spec in knob and (given is None or str(given) == spec):
             if opponent is not None and opponent != spec:
                 raise ValueError(f"--seat {name}={spec} conflicts with --opponent {opponent!r}; give one of them")
@@ -105,9 +110,11 @@ def resolve_seats(env_cls, seats: dict[str, str], opponent: str | None, env_conf
     for seat, spec in assigned.items():
         if seat not in learner:
             hint = " (hand it out with --env.opponent learner)" if "learner" in knob else ""
-            raise ValueError(f"--seat {env_cls.seats[seat]}={spec}: the env plays seat {env_cls.seats[seat]!r} "
-                             f"itself with this config{hint}; seats taken from outside: "
-                             f"{[env_cls.seats[k] for k in learner]}")
+            raise ValueError(
+                f"--seat {env_cls.seats[seat]}={spec}: the env plays seat {env_cls.seats[seat]!r} "
+                f"itself with this config{hint}; seats taken from outside: "
+                f"{[env_cls.seats[k] for k in learner]}"
+            )
     return env_config, other, assigned
 
 
@@ -115,18 +122,21 @@ def seat_rows(env, other: str | None, assigned: dict[int, str], who: str = "the 
     """(rows of the player, rows of the opponent ``other``) among the seats taken from outside that ``assigned``
     leaves free: the player gets the first free seat, the opponent the others (the player all of them when
     ``other`` is None); a clear error when ``--seat`` took them all (``who`` names the player)."""
-    learner = np.flatnonzero(env.learner_rows[:env.num_agents]).tolist()
+    learner = np.flatnonzero(env.learner_rows[: env.num_agents]).tolist()
     free = [seat for seat in learner if seat not in assigned]
     if not free:
-        raise ValueError(f"every seat taken from outside has a --seat player; leave one of "
-                         f"{[env.env_cls.seats[k] for k in learner]} for {who}")
+        raise ValueError(
+            f"every seat taken from outside has a --seat player; leave one of "
+            f"{[env.env_cls.seats[k] for k in learner]} for {who}"
+        )
     seat_of = np.arange(env.rows) % env.num_agents
     mine = free if other is None else free[:1]
-    return np.flatnonzero(np.isin(seat_of, mine)), np.flatnonzero(np.isin(seat_of, free[len(mine):]))
+    return np.flatnonzero(np.isin(seat_of, mine)), np.flatnonzero(np.isin(seat_of, free[len(mine) :]))
 
 
-def seat_players(env, player, other: str | None, self_player=None, assigned: dict[int, str] | None = None,
-                 seed: int = 0) -> list:
+def seat_players(
+    env, player, other: str | None, self_player=None, assigned: dict[int, str] | None = None, seed: int = 0
+) -> list:
     """``[(player, rows), ...]``: ``player`` in the first learner seat ``assigned`` leaves free, the opponent
     ``other`` (see :func:`resolve_opponent`; ``self_player`` plays ``"self"``) in the other free learner seats
     (``player`` itself without one), and each ``assigned`` seat's player in its seat."""

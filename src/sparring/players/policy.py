@@ -59,8 +59,17 @@ class Policy(nn.Module):
       actor's features) or "separate" (the value has an MLP encoder of its own; MLP policies only).
     """
 
-    def __init__(self, obs_size: int, head_sizes, hidden: int = 128, layers: int = 1,
-                 recurrence: str = "none", scale: float = 1.0, onehot: int = 0, critic: str = "shared"):
+    def __init__(
+        self,
+        obs_size: int,
+        head_sizes,
+        hidden: int = 128,
+        layers: int = 1,
+        recurrence: str = "none",
+        scale: float = 1.0,
+        onehot: int = 0,
+        critic: str = "shared",
+    ):
         super().__init__()
         if int(layers) < 1:
             raise ValueError(f"policy layers must be >= 1, got {layers}")
@@ -70,9 +79,16 @@ class Policy(nn.Module):
             raise ValueError(f"critic {critic!r} is not one of {list(CRITICS)}")
         if critic == "separate" and recurrence != "none":
             raise ValueError(f"critic 'separate' needs recurrence 'none', got {recurrence!r}")
-        self.spec = {"obs_size": int(obs_size), "head_sizes": [int(s) for s in head_sizes], "hidden": int(hidden),
-                     "layers": int(layers), "recurrence": recurrence, "scale": float(scale), "onehot": int(onehot),
-                     "critic": critic}
+        self.spec = {
+            "obs_size": int(obs_size),
+            "head_sizes": [int(s) for s in head_sizes],
+            "hidden": int(hidden),
+            "layers": int(layers),
+            "recurrence": recurrence,
+            "scale": float(scale),
+            "onehot": int(onehot),
+            "critic": critic,
+        }
         self.onehot = int(onehot)
         self.register_buffer("codes", torch.arange(1, self.onehot + 1, dtype=torch.uint8), persistent=False)
         inputs = int(obs_size) * max(1, self.onehot)
@@ -147,5 +163,13 @@ class Policy(nn.Module):
 def policy_for(env, cfg) -> Policy:
     """The policy a TrainConfig asks for, shaped for a BatchedEnv."""
     spec = env.obs_spec
-    return Policy(spec.size, env.heads.sizes, hidden=cfg.hidden, layers=cfg.layers, recurrence=cfg.recurrence,
-                  scale=obs_scale(spec.low, spec.high), onehot=onehot_values(spec, cfg.onehot_obs), critic=cfg.critic)
+    return Policy(
+        spec.size,
+        env.heads.sizes,
+        hidden=cfg.hidden,
+        layers=cfg.layers,
+        recurrence=cfg.recurrence,
+        scale=obs_scale(spec.low, spec.high),
+        onehot=onehot_values(spec, cfg.onehot_obs),
+        critic=cfg.critic,
+    )

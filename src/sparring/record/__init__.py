@@ -17,7 +17,18 @@ from sparring.record.video import write_gif, write_mp4
 from sparring.record.viewer import write_html
 
 __all__ = [
-    "SCHEMA_VERSION", "Episode", "Recorder", "Recording", "RecordingError", "export_jsonl", "fork", "load",
-    "print_episode", "record_episodes", "replay_terminal", "write_gif", "write_html",
+    "SCHEMA_VERSION",
+    "Episode",
+    "Recorder",
+    "Recording",
+    "RecordingError",
+    "export_jsonl",
+    "fork",
+    "load",
+    "print_episode",
+    "record_episodes",
+    "replay_terminal",
+    "write_gif",
+    "write_html",
     "write_mp4",
 ]

@@ -21,15 +21,28 @@ def export_jsonl(path: str, out: str, learners_only: bool = True) -> int:
     """
     table = load(path)
     if "obs_text" not in table.column_names:
-        raise ValueError(f"{path} was recorded without text columns; record it again with text=True "
-                         f"(its env needs a describe(s, cfg, agent) method)")
+        raise ValueError(
+            f"{path} was recorded without text columns; record it again with text=True "
+            f"(its env needs a describe(s, cfg, agent) method)"
+        )
     keep = pc.invert(table["final"])
     if learners_only:
         keep = pc.and_(keep, table["learner"])
     rows = table.filter(keep).select(["episode", "tick", "agent", "obs_text", "action_text", "reward"])
     with atomic_file(out, encoding="utf-8") as fh:
         for r in rows.to_pylist():
-            fh.write(json.dumps({"episode": r["episode"], "tick": r["tick"], "agent": r["agent"],
-                                 "observation": r["obs_text"], "action": r["action_text"],
-                                 "reward": r["reward"]}, ensure_ascii=False) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "episode": r["episode"],
+                        "tick": r["tick"],
+                        "agent": r["agent"],
+                        "observation": r["obs_text"],
+                        "action": r["action_text"],
+                        "reward": r["reward"],
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
     return rows.num_rows

@@ -14,8 +14,20 @@ from sparring.record.reader import Recording
 from sparring.record.recorder import Recorder
 
 
-def fork(path: str, episode: int, tick: int, policy: str, out: str, *, episodes: int = 1, seed: int = 0,
-         reseed: int | None = None, greedy: bool = False, group_rows: int = 4096, seats: dict | None = None) -> int:
+def fork(
+    path: str,
+    episode: int,
+    tick: int,
+    policy: str,
+    out: str,
+    *,
+    episodes: int = 1,
+    seed: int = 0,
+    reseed: int | None = None,
+    greedy: bool = False,
+    group_rows: int = 4096,
+    seats: dict | None = None,
+) -> int:
     """Record ``episodes`` continuations of ``episode`` of ``path`` from its state at ``tick``.
 
     "What if the agent had done something else here?": each continuation
@@ -35,15 +47,19 @@ def fork(path: str, episode: int, tick: int, policy: str, out: str, *, episodes:
     ep = rec.episode(episode)
     at = np.flatnonzero(ep.ticks[:-1] == tick)
     if at.size == 0:
-        raise ValueError(f"episode {episode} of {path} can be forked at ticks {int(ep.ticks[0])}.."
-                         f"{int(ep.ticks[-2])} (its last tick is final), got {tick}")
-    start = ep.states[at[0]:at[0] + 1]
+        raise ValueError(
+            f"episode {episode} of {path} can be forked at ticks {int(ep.ticks[0])}.."
+            f"{int(ep.ticks[-2])} (its last tick is final), got {tick}"
+        )
+    start = ep.states[at[0] : at[0] + 1]
     env = rec.make_env(num_envs=1, seed=seed)
     recorded = dataclasses.asdict(rec.config)
     config, _, assigned = resolve_seats(env.env_cls, seats or {}, None, recorded, explicit={})
     if config != recorded:
-        raise ValueError(f"fork keeps the recording's env config ({recorded}); --seat takes players (random, "
-                         "scripted:NAME, checkpoint:RUN) for seats the env takes from outside, not the env's knob")
+        raise ValueError(
+            f"fork keeps the recording's env config ({recorded}); --seat takes players (random, "
+            "scripted:NAME, checkpoint:RUN) for seats the env takes from outside, not the env's knob"
+        )
     play = Seating(env, seat_players(env, make_player(policy, env, seed, greedy), None, None, assigned, seed))
     source = {"file": os.path.abspath(path), "episode": int(episode), "tick": int(tick)}
     with Recorder(env, out, policy=play.name, group_rows=group_rows, forked_from=source) as recorder:

@@ -29,8 +29,7 @@ def tick_text(rec: Recording, ep: Episode, t: int) -> str:
     """A text picture of tick index ``t`` (0..T): header, the env's ANSI frame, each seat's move (by seat name; a
     seat the env plays itself shows no move: the env ignored the one given and made its own)."""
     cls, s = rec.env_cls, ep.states[t]
-    head = (f"{cls.name} episode {ep.id}  tick {int(ep.ticks[t])} ({t}/{ep.length})  "
-            f"phase {cls.phases[ep.phases[t]]}")
+    head = f"{cls.name} episode {ep.id}  tick {int(ep.ticks[t])} ({t}/{ep.length})  phase {cls.phases[ep.phases[t]]}"
     if hasattr(cls, "render_ansi"):
         body = cls.render_ansi(s, rec.config)
     else:
@@ -45,6 +44,8 @@ def tick_text(rec: Recording, ep: Episode, t: int) -> str:
             acts = " ".join(f"{k}={v}" for k, v in action_names(rec, ep.actions[t, a]).items())
             lines.append(f"{seat}: {acts}  reward {ep.rewards[t, a]:+.3f}  return {ret:+.3f}")
         else:  # the env ignored the action given for this seat and chose its own inside the kernels
-            lines.append(f"{seat} (played by the env, its move is not recorded)  reward {ep.rewards[t, a]:+.3f}  "
-                         f"return {ret:+.3f}")
+            lines.append(
+                f"{seat} (played by the env, its move is not recorded)  reward {ep.rewards[t, a]:+.3f}  "
+                f"return {ret:+.3f}"
+            )
     return "\n".join(lines)

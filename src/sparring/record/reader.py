@@ -80,8 +80,9 @@ class Recording:
         try:
             self.config = self.meta.env_config(self.env_cls)
         except ValueError as exc:
-            raise RecordingError(f"{self.path}: its recorded env config does not fit env {self.meta.env!r} "
-                                 f"({exc}); record it again") from None
+            raise RecordingError(
+                f"{self.path}: its recorded env config does not fit env {self.meta.env!r} ({exc}); record it again"
+            ) from None
         check_columns(self.table.schema, self.env_cls, self.config, self.path)
 
     def episode_ids(self) -> list[int]:
@@ -106,8 +107,9 @@ class Recording:
         with reading(self.path, f"recording: its episode {k}", "record it again"):
             episode = self._episode(k, rows, ticks_n)
         # the states may be restored into kernels (fork, GRPO starts): every one is checked, the final one too
-        validate_states(self.env_cls, self.config, episode.states, self.path,
-                        lambda i: f"episode {k} tick {int(episode.ticks[i])}")
+        validate_states(
+            self.env_cls, self.config, episode.states, self.path, lambda i: f"episode {k} tick {int(episode.ticks[i])}"
+        )
         return episode
 
     def _episode(self, k: int, rows: pa.Table, ticks_n: int) -> Episode:
@@ -115,8 +117,8 @@ class Recording:
         moves = rows.slice(0, (ticks_n - 1) * a)
         dtype = self.env_cls.record_dtype
         state = rows["state"].combine_chunks()
-        raw = np.frombuffer(state.buffers()[1], np.uint8)[state.offset * dtype.itemsize:]
-        states = raw[:rows.num_rows * dtype.itemsize].view(dtype)[::a].copy()
+        raw = np.frombuffer(state.buffers()[1], np.uint8)[state.offset * dtype.itemsize :]
+        states = raw[: rows.num_rows * dtype.itemsize].view(dtype)[::a].copy()
         phase_names = list(self.env_cls.phases)
         per_tick = rows.filter(pc.equal(rows["agent"], 0))
 
@@ -124,13 +126,22 @@ class Recording:
             return np.asarray(moves[name].to_numpy(zero_copy_only=False), np.float32).reshape(-1, a)
 
         return Episode(
-            id=int(k), ticks=per_tick["tick"].to_numpy(), states=states,
+            id=int(k),
+            ticks=per_tick["tick"].to_numpy(),
+            states=states,
             phases=np.array([phase_names.index(p) for p in per_tick["phase"].to_pylist()], np.int32),
-            obs=_matrix(rows["obs"], (ticks_n, a, -1)), mask=_matrix(rows["mask"], (ticks_n, a, -1)),
+            obs=_matrix(rows["obs"], (ticks_n, a, -1)),
+            mask=_matrix(rows["mask"], (ticks_n, a, -1)),
             actions=_matrix(moves["action"], (ticks_n - 1, a, n_heads)).astype(np.int32),
-            rewards=floats("reward"), logp=floats("logp"), value=floats("value"),
-            terminals=floats("terminal").astype(bool), truncations=floats("truncated").astype(bool),
+            rewards=floats("reward"),
+            logp=floats("logp"),
+            value=floats("value"),
+            terminals=floats("terminal").astype(bool),
+            truncations=floats("truncated").astype(bool),
             learner=rows["learner"].to_numpy()[:a],
-            obs_text=(np.array(rows["obs_text"].to_pylist(), dtype=object).reshape(ticks_n, a).tolist()
-                      if "obs_text" in rows.column_names else None),
+            obs_text=(
+                np.array(rows["obs_text"].to_pylist(), dtype=object).reshape(ticks_n, a).tolist()
+                if "obs_text" in rows.column_names
+                else None
+            ),
         )

@@ -63,8 +63,17 @@ class Recorder:
       forked_from: ``{"file", "episode", "tick"}`` of the recording this one forks.
     """
 
-    def __init__(self, env: BatchedEnv, out: str, *, policy: str = "unknown", text: bool | None = None,
-                 group_rows: int = 4096, max_episodes: int | None = None, forked_from: dict | None = None):
+    def __init__(
+        self,
+        env: BatchedEnv,
+        out: str,
+        *,
+        policy: str = "unknown",
+        text: bool | None = None,
+        group_rows: int = 4096,
+        max_episodes: int | None = None,
+        forked_from: dict | None = None,
+    ):
         if group_rows < 1:
             raise ValueError(f"group_rows must be a positive int, got {group_rows}")
         cls = env.env_cls
@@ -74,11 +83,12 @@ class Recorder:
         self.env, self.group_rows, self.max_episodes = env, int(group_rows), max_episodes
         self.meta = meta_for(env, policy, forked_from)
         self.schema = arrow_schema(env, self.meta, self.text)
-        self._side = BatchedEnv(cls, num_envs=1, autoreset=False, **dataclasses.asdict(env.config)) \
-            if env.autoreset else None
+        self._side = (
+            BatchedEnv(cls, num_envs=1, autoreset=False, **dataclasses.asdict(env.config)) if env.autoreset else None
+        )
         self._writer = SegmentWriter(out, self.schema)
         self._steps: list[_Step] = []  # kept while an open episode still needs them
-        self._base = 0                  # global index of self._steps[0]
+        self._base = 0  # global index of self._steps[0]
         self._start = np.zeros(env.num_envs, np.int64)  # global step where each env's open episode began
         self._pending: list[pa.Table] = []
         self._pending_rows = 0
@@ -100,8 +110,9 @@ class Recorder:
         pre = env.records.copy(), env.obs.copy(), env.mask.copy()
         result = env.step(actions)  # validates actions before they are narrowed below
         acts = np.asarray(actions).reshape(env.rows, len(env.heads.sizes)).astype(np.int32)
-        self._steps.append(_Step(*pre, acts, logp, value, env.rewards.copy(), env.terminals.copy(),
-                                 env.truncations.copy()))
+        self._steps.append(
+            _Step(*pre, acts, logp, value, env.rewards.copy(), env.terminals.copy(), env.truncations.copy())
+        )
         now = self._base + len(self._steps) - 1
         for i in np.flatnonzero(env.done if frozen is None else env.done & ~frozen):
             if not self.full:
@@ -139,22 +150,26 @@ class Recorder:
         lo, hi = i * a, (i + 1) * a
         if self._side is None:  # no auto-reset: the env itself still holds the final state
             env = self.env
-            return env.records[i:i + 1].copy(), env.obs[lo:hi].copy(), env.mask[lo:hi].copy()
+            return env.records[i : i + 1].copy(), env.obs[lo:hi].copy(), env.mask[lo:hi].copy()
         side = self._side
-        side.restore([0], last.records[i:i + 1])
+        side.restore([0], last.records[i : i + 1])
         side.step(last.actions[lo:hi])
         if not (side.done[0] and np.array_equal(side.rewards, last.rewards[lo:hi])):
-            warnings.warn(f"env {self.env.env_cls.name!r} is not deterministic: replaying the last step of an "
-                          f"episode gave other rewards or end flags; its recorded final state may be wrong "
-                          f"(run `sparring check {self.env.env_cls.name}`)", RuntimeWarning, stacklevel=3)
+            warnings.warn(
+                f"env {self.env.env_cls.name!r} is not deterministic: replaying the last step of an "
+                f"episode gave other rewards or end flags; its recorded final state may be wrong "
+                f"(run `sparring check {self.env.env_cls.name}`)",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         return side.records[0:1].copy(), side.obs.copy(), side.mask.copy()
 
     def _finish(self, i: int, now: int) -> None:
         env, a = self.env, self.env.num_agents
         lo, hi = i * a, (i + 1) * a
-        steps = self._steps[self._start[i] - self._base:now - self._base + 1]
+        steps = self._steps[self._start[i] - self._base : now - self._base + 1]
         final, fobs, fmask = self._final(steps[-1], i)
-        states = np.concatenate([s.records[i:i + 1] for s in steps] + [final])
+        states = np.concatenate([s.records[i : i + 1] for s in steps] + [final])
         cols = {
             "obs": np.concatenate([np.stack([s.obs[lo:hi] for s in steps]), fobs[None]]),
             "mask": np.concatenate([np.stack([s.mask[lo:hi] for s in steps]), fmask[None]]),
@@ -174,8 +189,10 @@ class Recorder:
         final_row = np.arange(n) >= moves
         phase = np.repeat(states["phase"], a)
         if phase.min() < 0 or phase.max() >= len(cls.phases):
-            raise ValueError(f"env {cls.name!r} set phase {int(phase.max())} (or {int(phase.min())}); "
-                             f"valid phase indices are 0..{len(cls.phases) - 1} for {list(cls.phases)}")
+            raise ValueError(
+                f"env {cls.name!r} set phase {int(phase.max())} (or {int(phase.min())}); "
+                f"valid phase indices are 0..{len(cls.phases) - 1} for {list(cls.phases)}"
+            )
         last = states[-1]
 
         def padded(x, dtype):  # a per-move column with a null entry per final row
@@ -194,9 +211,13 @@ class Recorder:
             "phase": pa.DictionaryArray.from_arrays(pa.array(phase.astype(np.int8)), pa.array(list(cls.phases))),
             "obs": _fixed_list(cols["obs"], env.obs_spec.size),
             "mask": _fixed_list(cols["mask"], env.heads.total),
-            "action": _fixed_list(np.concatenate([cols["actions"].reshape(-1, len(env.heads.sizes)),
-                                                  np.zeros((a, len(env.heads.sizes)), np.int32)]),
-                                  len(env.heads.sizes), null_rows=final_row),
+            "action": _fixed_list(
+                np.concatenate(
+                    [cols["actions"].reshape(-1, len(env.heads.sizes)), np.zeros((a, len(env.heads.sizes)), np.int32)]
+                ),
+                len(env.heads.sizes),
+                null_rows=final_row,
+            ),
             "reward": padded(cols["rewards"], np.float32),
             "terminal": padded(cols["terminals"], np.bool_),
             "truncated": padded(cols["truncations"], np.bool_),
@@ -205,8 +226,9 @@ class Recorder:
             "episode_return": pa.array(np.tile(last["ep_return"], ticks).astype(np.float32)),
             "episode_length": pa.array(np.full(n, int(last["tick"]), np.int32)),
             **{f"metric_{m}": pa.array(np.full(n, last["metrics"][k], np.float32)) for k, m in enumerate(cls.metrics)},
-            "state": pa.Array.from_buffers(pa.binary(states.dtype.itemsize), n,
-                                           [None, pa.py_buffer(np.repeat(states, a).tobytes())]),
+            "state": pa.Array.from_buffers(
+                pa.binary(states.dtype.itemsize), n, [None, pa.py_buffer(np.repeat(states, a).tobytes())]
+            ),
         }
         if self.text:
             arrays["obs_text"] = pa.array([cls.describe(s, env.config, k) for s in states for k in range(a)])
@@ -240,8 +262,10 @@ def record_episodes(env: BatchedEnv, player, episodes: int, out: str, **recorder
     if episodes < 1:
         raise ValueError(f"episodes must be a positive int, got {episodes}")
     if not env.autoreset:
-        raise ValueError("record_episodes needs a BatchedEnv with autoreset=True; with autoreset=False, step a "
-                         "Recorder yourself and reset finished envs between steps")
+        raise ValueError(
+            "record_episodes needs a BatchedEnv with autoreset=True; with autoreset=False, step a "
+            "Recorder yourself and reset finished envs between steps"
+        )
     with Recorder(env, out, policy=player.name, max_episodes=episodes, **recorder_kw) as rec:
         while not rec.full:
             rec.play(player)

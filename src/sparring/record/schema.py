@@ -27,8 +27,18 @@ class RecordingError(ValueError):
     """A file that is not a readable sparring recording for the requested env."""
 
 
-_META_TYPES = {"env": str, "config": dict, "record_dtype": str, "num_agents": int, "heads": dict, "phases": list,
-               "metrics": list, "policy": str, "package_version": str, "forked_from": (dict, type(None))}
+_META_TYPES = {
+    "env": str,
+    "config": dict,
+    "record_dtype": str,
+    "num_agents": int,
+    "heads": dict,
+    "phases": list,
+    "metrics": list,
+    "policy": str,
+    "package_version": str,
+    "forked_from": (dict, type(None)),
+}
 _KIND_NAMES = {str: "a string", dict: "a JSON object", int: "an integer", list: "a list"}
 
 
@@ -43,8 +53,10 @@ def dtype_to_json(dtype: np.dtype) -> str:
         else:
             formats.append(field.str)
     offsets = [dtype.fields[name][1] for name in dtype.names]
-    return json.dumps({"names": list(dtype.names), "formats": formats, "offsets": offsets,
-                       "itemsize": dtype.itemsize}, separators=(",", ":"))
+    return json.dumps(
+        {"names": list(dtype.names), "formats": formats, "offsets": offsets, "itemsize": dtype.itemsize},
+        separators=(",", ":"),
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,12 +87,15 @@ class Meta:
         except ValueError as exc:  # bytes that are not UTF-8 JSON
             raise RecordingError(f"{where}: its recording metadata is garbled ({exc}); record it again") from None
         if PREFIX + "schema_version" not in kv:
-            raise RecordingError(f"{where} is not a sparring recording (its Parquet metadata has no "
-                                 f"{PREFIX}schema_version key)")
+            raise RecordingError(
+                f"{where} is not a sparring recording (its Parquet metadata has no {PREFIX}schema_version key)"
+            )
         version = kv[PREFIX + "schema_version"]
         if version != SCHEMA_VERSION:
-            raise RecordingError(f"{where} uses recording schema version {version}; this sparring "
-                                 f"{sparring.__version__} reads version {SCHEMA_VERSION} only")
+            raise RecordingError(
+                f"{where} uses recording schema version {version}; this sparring "
+                f"{sparring.__version__} reads version {SCHEMA_VERSION} only"
+            )
         values = {f.name: kv[PREFIX + f.name] for f in dataclasses.fields(cls) if PREFIX + f.name in kv}
         missing = [f.name for f in dataclasses.fields(cls) if f.name not in values and f.default is dataclasses.MISSING]
         if missing:
@@ -88,8 +103,10 @@ class Meta:
         for name, kind in _META_TYPES.items():
             if not isinstance(values.get(name), kind) or isinstance(values.get(name), bool) and kind is int:
                 valid = _KIND_NAMES.get(kind, "a JSON object or null")
-                raise RecordingError(f"{where}: recording metadata {PREFIX}{name} is {values.get(name)!r:.60}, not "
-                                     f"{valid} as in every recording; record it again")
+                raise RecordingError(
+                    f"{where}: recording metadata {PREFIX}{name} is {values.get(name)!r:.60}, not "
+                    f"{valid} as in every recording; record it again"
+                )
         return cls(**values)
 
     def check_env(self, env: str | None, where: str) -> None:
@@ -105,9 +122,11 @@ class Meta:
             raise RecordingError(f"{where} records env {self.env!r}, which is not registered: {exc}") from None
         now = dtype_to_json(env_cls.record_dtype)
         if now != self.record_dtype:
-            raise RecordingError(f"{where}: env {self.env!r} has changed its state record since the recording "
-                                 f"was made ({_layout_change(self.record_dtype, now)}); its states cannot be "
-                                 f"restored by this version of the env")
+            raise RecordingError(
+                f"{where}: env {self.env!r} has changed its state record since the recording "
+                f"was made ({_layout_change(self.record_dtype, now)}); its states cannot be "
+                f"restored by this version of the env"
+            )
         return env_cls
 
     def env_config(self, env_cls: type):
@@ -135,11 +154,19 @@ def _layout_change(old: str, new: str) -> str:
 def meta_for(env, policy: str, forked_from: dict | None = None) -> Meta:
     """The metadata of a recording of BatchedEnv ``env`` played by ``policy``."""
     cls = env.env_cls
-    return Meta(schema_version=SCHEMA_VERSION, env=cls.name, config=dataclasses.asdict(env.config),
-                record_dtype=dtype_to_json(cls.record_dtype), num_agents=int(cls.num_agents),
-                heads=dict(zip(cls.actions.names, cls.actions.sizes.tolist())), phases=list(cls.phases),
-                metrics=list(cls.metrics), policy=policy, package_version=sparring.__version__,
-                forked_from=forked_from)
+    return Meta(
+        schema_version=SCHEMA_VERSION,
+        env=cls.name,
+        config=dataclasses.asdict(env.config),
+        record_dtype=dtype_to_json(cls.record_dtype),
+        num_agents=int(cls.num_agents),
+        heads=dict(zip(cls.actions.names, cls.actions.sizes.tolist())),
+        phases=list(cls.phases),
+        metrics=list(cls.metrics),
+        policy=policy,
+        package_version=sparring.__version__,
+        forked_from=forked_from,
+    )
 
 
 def arrow_schema(env, meta: Meta, text: bool) -> pa.Schema:
@@ -152,11 +179,15 @@ def check_columns(schema: pa.Schema, env_cls: type, config, where: str) -> None:
     text = "obs_text" in schema.names
     for field in _fields(env_cls, env_cls.obs_spec(config), text):
         if field.name not in schema.names:
-            raise RecordingError(f"{where} lacks the column {field.name!r} of every {env_cls.name} recording; "
-                                 "it is damaged or not a recording: record it again")
+            raise RecordingError(
+                f"{where} lacks the column {field.name!r} of every {env_cls.name} recording; "
+                "it is damaged or not a recording: record it again"
+            )
         if not schema.field(field.name).type.equals(field.type):
-            raise RecordingError(f"{where}: column {field.name!r} is {schema.field(field.name).type}, not the "
-                                 f"{field.type} of a {env_cls.name} recording with its config; record it again")
+            raise RecordingError(
+                f"{where}: column {field.name!r} is {schema.field(field.name).type}, not the "
+                f"{field.type} of a {env_cls.name} recording with its config; record it again"
+            )
 
 
 def _fields(cls: type, obs, text: bool) -> list[pa.Field]:

@@ -43,8 +43,10 @@ class SegmentWriter:
         self.folder = parts_dir(self.out)
         self.schema = schema
         if os.path.exists(self.folder):
-            raise FileExistsError(f"{self.folder} exists: an earlier recording to {self.out} was not closed. "
-                                  f"Recover it with sparring.record.load({self.out!r}) or delete the folder")
+            raise FileExistsError(
+                f"{self.folder} exists: an earlier recording to {self.out} was not closed. "
+                f"Recover it with sparring.record.load({self.out!r}) or delete the folder"
+            )
         os.makedirs(os.path.dirname(os.path.abspath(self.out)), exist_ok=True)
         clean_stale(os.path.dirname(os.path.abspath(self.out)), [os.path.basename(self.out)])
         os.makedirs(self.folder)
@@ -76,16 +78,23 @@ def read_table(path: str) -> pa.Table:
         raise FileNotFoundError(f"no recording at {path} (and no unfinished recording at {folder})")
     segments = _segments(folder)
     if not segments:
-        raise FileNotFoundError(f"{path} was never closed and {folder} holds no completed row group; "
-                                f"nothing was recorded")
+        raise FileNotFoundError(
+            f"{path} was never closed and {folder} holds no completed row group; nothing was recorded"
+        )
     tables = [_read(p) for p in segments]
     try:
         table = pa.concat_tables(tables)
     except pa.ArrowException as exc:
-        raise RecordingError(f"{folder}: its segments are not of one recording ({describe(exc)}); delete the "
-                             "folder, or recover the segments one by one") from None
-    warnings.warn(f"{path} was not closed (was the recording killed?); recovered {len(segments)} completed "
-                  f"row group(s) from {folder}", RuntimeWarning, stacklevel=3)
+        raise RecordingError(
+            f"{folder}: its segments are not of one recording ({describe(exc)}); delete the "
+            "folder, or recover the segments one by one"
+        ) from None
+    warnings.warn(
+        f"{path} was not closed (was the recording killed?); recovered {len(segments)} completed "
+        f"row group(s) from {folder}",
+        RuntimeWarning,
+        stacklevel=3,
+    )
     return table
 
 
@@ -96,5 +105,7 @@ def _read(path: str) -> pa.Table:
     except FileNotFoundError:
         raise
     except Exception as exc:  # pyarrow raises many kinds for damaged bytes
-        raise RecordingError(f"{path}: not a readable Parquet recording ({describe(exc)}); it is damaged or not a "
-                             "recording: record it again") from None
+        raise RecordingError(
+            f"{path}: not a readable Parquet recording ({describe(exc)}); it is damaged or not a "
+            "recording: record it again"
+        ) from None

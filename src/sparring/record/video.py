@@ -14,8 +14,10 @@ def episode_frames(rec: Recording, episode: int) -> list[np.ndarray]:
     """One RGB image [H, W, 3] uint8 per recorded state of ``episode`` (the final one included)."""
     cls = rec.env_cls
     if not hasattr(cls, "render_rgb"):
-        raise ValueError(f"env {cls.name!r} has no render_rgb(s, cfg), so it cannot be written as a video; "
-                         f"use the HTML viewer (--html) or the terminal replay instead")
+        raise ValueError(
+            f"env {cls.name!r} has no render_rgb(s, cfg), so it cannot be written as a video; "
+            f"use the HTML viewer (--html) or the terminal replay instead"
+        )
     ep = rec.episode(episode)
     frames = [np.asarray(cls.render_rgb(s, rec.config)) for s in ep.states]
     shape = frames[0].shape
@@ -46,8 +48,9 @@ def write_gif(rec: Recording, episode: int, out: str, fps: float = 10.0) -> str:
     images = [image.fromarray(f) for f in episode_frames(rec, episode)]
 
     with atomic_path(out) as tmp:
-        images[0].save(tmp, format="GIF", save_all=True, append_images=images[1:],
-                       duration=int(round(1000 / fps)), loop=0)
+        images[0].save(
+            tmp, format="GIF", save_all=True, append_images=images[1:], duration=int(round(1000 / fps)), loop=0
+        )
     return out
 
 

@@ -34,20 +34,26 @@ PLACEHOLDER = re.compile(r"\{\{(TITLE|CSS|JS|DATA)\}\}")
 def check_shapes(shapes, env: str, tick: int) -> list[dict]:
     """``shapes`` as JSON-ready dicts; a malformed one raises ValueError naming the env, tick and shape."""
     if not isinstance(shapes, list):
-        raise ValueError(f"env {env!r}: draw() must return a list of shape dicts, got {type(shapes).__name__} "
-                         f"at tick {tick}")
+        raise ValueError(
+            f"env {env!r}: draw() must return a list of shape dicts, got {type(shapes).__name__} at tick {tick}"
+        )
     out = []
     for k, shape in enumerate(shapes):
         kind = shape.get("type") if isinstance(shape, dict) else None
         if kind not in SHAPE_KEYS:
-            raise ValueError(f"env {env!r}: shape {k} at tick {tick} is {shape!r}; its 'type' must be one of "
-                             f"{sorted(SHAPE_KEYS)}")
+            raise ValueError(
+                f"env {env!r}: shape {k} at tick {tick} is {shape!r}; its 'type' must be one of {sorted(SHAPE_KEYS)}"
+            )
         missing = [key for key in SHAPE_KEYS[kind] if key not in shape]
         if missing:
-            raise ValueError(f"env {env!r}: {kind} shape {k} at tick {tick} lacks {missing} "
-                             f"(a {kind} needs {list(SHAPE_KEYS[kind])})")
-        clean = {key: (str(v) if key in ("type", "text", "fill", "stroke", "label") else float(v))
-                 for key, v in shape.items()}
+            raise ValueError(
+                f"env {env!r}: {kind} shape {k} at tick {tick} lacks {missing} "
+                f"(a {kind} needs {list(SHAPE_KEYS[kind])})"
+            )
+        clean = {
+            key: (str(v) if key in ("type", "text", "fill", "stroke", "label") else float(v))
+            for key, v in shape.items()
+        }
         bad = [key for key, v in clean.items() if isinstance(v, float) and not math.isfinite(v)]
         if bad:
             raise ValueError(f"env {env!r}: {kind} shape {k} at tick {tick} has non-finite {bad}")
@@ -72,15 +78,27 @@ def viewer_data(rec: Recording, episode: int) -> dict:
         text = [ANSI_ESCAPE.sub("", cls.render_ansi(s, rec.config)) for s in ep.states]
     values = [state_values(s, cls) for s in ep.states]
     return {
-        "env": cls.name, "episode": ep.id, "file": os.path.basename(rec.path), "policy": rec.meta.policy,
-        "config": rec.meta.config, "forkedFrom": rec.meta.forked_from, "agents": rec.meta.num_agents,
-        "heads": list(cls.actions.names), "phases": list(cls.phases), "metrics": list(cls.metrics),
-        "learner": [bool(x) for x in ep.learner], "ticks": ep.ticks.tolist(), "phase": ep.phases.tolist(),
-        "frames": frames, "text": text,
+        "env": cls.name,
+        "episode": ep.id,
+        "file": os.path.basename(rec.path),
+        "policy": rec.meta.policy,
+        "config": rec.meta.config,
+        "forkedFrom": rec.meta.forked_from,
+        "agents": rec.meta.num_agents,
+        "heads": list(cls.actions.names),
+        "phases": list(cls.phases),
+        "metrics": list(cls.metrics),
+        "learner": [bool(x) for x in ep.learner],
+        "ticks": ep.ticks.tolist(),
+        "phase": ep.phases.tolist(),
+        "frames": frames,
+        "text": text,
         "valueNames": list(values[0]),
         "values": [[x if math.isfinite(x) else None for x in v.values()] for v in values],
-        "actions": ep.actions.tolist(), "rewards": _floats(ep.rewards),
-        "returns": _floats(ep.states["ep_return"]), "metricValues": _floats(ep.states["metrics"][:, :len(cls.metrics)]),
+        "actions": ep.actions.tolist(),
+        "rewards": _floats(ep.rewards),
+        "returns": _floats(ep.states["ep_return"]),
+        "metricValues": _floats(ep.states["metrics"][:, : len(cls.metrics)]),
         "logp": None if np.isnan(ep.logp).all() else _floats(ep.logp),
         "value": None if np.isnan(ep.value).all() else _floats(ep.value),
     }
@@ -91,9 +109,12 @@ def render_html(data: dict) -> str:
     assets = resources.files("sparring.record") / "assets"
     # "</" would end the inline <script> early: escape it inside the JSON text
     payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
-    parts = {"TITLE": html.escape(f"{data['env']} · episode {data['episode']}"),
-             "CSS": (assets / "viewer.css").read_text(encoding="utf-8"),
-             "JS": (assets / "viewer.js").read_text(encoding="utf-8"), "DATA": payload}
+    parts = {
+        "TITLE": html.escape(f"{data['env']} · episode {data['episode']}"),
+        "CSS": (assets / "viewer.css").read_text(encoding="utf-8"),
+        "JS": (assets / "viewer.js").read_text(encoding="utf-8"),
+        "DATA": payload,
+    }
     template = (assets / "viewer.html").read_text(encoding="utf-8")
     return PLACEHOLDER.sub(lambda m: parts[m.group(1)], template)
 

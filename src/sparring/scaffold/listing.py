@@ -31,11 +31,19 @@ def env_summary(name: str, sources: dict[str, str] | None = None) -> dict:
         return {"name": name, "source": sources.get(name, "?"), "error": f"{type(exc).__name__}: {exc}"}
     learner = cls.learner_seats(make_config(cls))
     seats = {seat: ("outside" if k in learner else "env") for k, seat in enumerate(cls.seats)}
-    return {"name": name, "agents": int(cls.num_agents), "seats": seats, "obs_size": int(obs.size),
-            "obs_dtype": str(obs.dtype),
-            "heads": {n: int(s) for n, s in zip(cls.actions.names, cls.actions.sizes)},
-            "phases": list(cls.phases), "metrics": list(cls.metrics), "scripted": sorted(cls.scripted),
-            "best_scripted": cls.best_scripted, "source": sources.get(name, cls.__module__)}
+    return {
+        "name": name,
+        "agents": int(cls.num_agents),
+        "seats": seats,
+        "obs_size": int(obs.size),
+        "obs_dtype": str(obs.dtype),
+        "heads": {n: int(s) for n, s in zip(cls.actions.names, cls.actions.sizes)},
+        "phases": list(cls.phases),
+        "metrics": list(cls.metrics),
+        "scripted": sorted(cls.scripted),
+        "best_scripted": cls.best_scripted,
+        "source": sources.get(name, cls.__module__),
+    }
 
 
 def format_summary(info: dict, most: int = 8) -> str:
@@ -45,10 +53,12 @@ def format_summary(info: dict, most: int = 8) -> str:
     heads = ", ".join(f"{n}={s}" for n, s in info["heads"].items())
     best = f" best={info['best_scripted']}" if info["best_scripted"] else ""
     seats = _cut([f"{seat}({who})" for seat, who in info["seats"].items()], most)
-    return (f"{info['name']}: agents={info['agents']} seats={seats} obs={info['obs_size']}x{info['obs_dtype']} "
-            f"heads=[{heads}] "
-            f"phases={_cut(info['phases'], most)} scripted={info['scripted']}{best} "
-            f"metrics={_cut(info['metrics'], most)} from={info['source']}")
+    return (
+        f"{info['name']}: agents={info['agents']} seats={seats} obs={info['obs_size']}x{info['obs_dtype']} "
+        f"heads=[{heads}] "
+        f"phases={_cut(info['phases'], most)} scripted={info['scripted']}{best} "
+        f"metrics={_cut(info['metrics'], most)} from={info['source']}"
+    )
 
 
 def _cut(names: list[str], most: int) -> str:

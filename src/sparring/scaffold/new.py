@@ -46,13 +46,17 @@ def class_name(name: str) -> str:
 def check_name(name: str, standalone: bool) -> None:
     """Raise ValueError unless ``name`` can be a new env's name (and, standalone, a new top-level package)."""
     if not NAME_PATTERN.fullmatch(name) or name.endswith("_") or keyword.iskeyword(name):
-        raise ValueError(f"env name {name!r} is not valid; use 1-40 lowercase letters, digits and underscores, "
-                         "starting with a letter (e.g. 'maze' or 'coin_rush'), not a Python keyword")
+        raise ValueError(
+            f"env name {name!r} is not valid; use 1-40 lowercase letters, digits and underscores, "
+            "starting with a letter (e.g. 'maze' or 'coin_rush'), not a Python keyword"
+        )
     if name in registry.names():
         raise ValueError(f"env name {name!r} is already registered; taken: {', '.join(registry.names())}")
     if standalone and (name in sys.stdlib_module_names or importlib.util.find_spec(name) is not None):
-        raise ValueError(f"env name {name!r} is already an importable Python module here, and a standalone env "
-                         "is a package of its own name: pick another name")
+        raise ValueError(
+            f"env name {name!r} is already an importable Python module here, and a standalone env "
+            "is a package of its own name: pick another name"
+        )
 
 
 def find_checkout(start: Path) -> Path | None:
@@ -70,14 +74,17 @@ def _render(template: str, name: str, agents: int) -> str:
     text = (TEMPLATES / template).read_text()
     # at least one coin per agent, so every agent has something to walk to
     seats = ("player",) if agents == 1 else tuple(f"player{k}" for k in range(agents))
-    return Template(text).substitute(name=name, Class=class_name(name), agents=agents, coins=max(3, agents),
-                                     seats=repr(seats))
+    return Template(text).substitute(
+        name=name, Class=class_name(name), agents=agents, coins=max(3, agents), seats=repr(seats)
+    )
 
 
 def _env_files(name: str, agents: int) -> dict[str, str]:
-    return {"__init__.py": _render("package_init.py.tmpl", name, agents),
-            "env.py": _render("env.py.tmpl", name, agents),
-            "defaults.toml": _render("defaults.toml.tmpl", name, agents)}
+    return {
+        "__init__.py": _render("package_init.py.tmpl", name, agents),
+        "env.py": _render("env.py.tmpl", name, agents),
+        "defaults.toml": _render("defaults.toml.tmpl", name, agents),
+    }
 
 
 def _write_folder(target: Path, files: dict[str, str]) -> list[Path]:
@@ -102,8 +109,7 @@ def _with_registration(init: Path, name: str) -> str:
     return "".join(lines)
 
 
-def new_env(name: str, agents: int = 1, where: str | os.PathLike | None = None,
-            standalone: bool = False) -> Scaffold:
+def new_env(name: str, agents: int = 1, where: str | os.PathLike | None = None, standalone: bool = False) -> Scaffold:
     """Write the template env ``name`` with ``agents`` agents; see the module docstring for where."""
     where = Path(where or os.getcwd()).resolve()
     if not isinstance(agents, int) or not 1 <= agents <= MAX_AGENTS:
@@ -125,8 +131,14 @@ def new_env(name: str, agents: int = 1, where: str | os.PathLike | None = None,
         steps = [f"sparring check {name}", f"sparring train {name} --minutes 2", f"pytest tests/envs/{name}"]
         return Scaffold(name, "repo", files, steps)
     package = {f"src/{name}/{rel}": text for rel, text in _env_files(name, agents).items()}
-    files = _write_folder(where / name, {"pyproject.toml": _render("pyproject.toml.tmpl", name, agents),
-                                         "README.md": _render("README.md.tmpl", name, agents),
-                                         **package, **{f"tests/{rel}": text for rel, text in test.items()}})
+    files = _write_folder(
+        where / name,
+        {
+            "pyproject.toml": _render("pyproject.toml.tmpl", name, agents),
+            "README.md": _render("README.md.tmpl", name, agents),
+            **package,
+            **{f"tests/{rel}": text for rel, text in test.items()},
+        },
+    )
     steps = [f"pip install -e {where / name}", f"sparring check {name}", f"sparring train {name} --minutes 2"]
     return Scaffold(name, "standalone", files, steps)

@@ -90,14 +90,16 @@ class Ablation:
         k = len(self.scores[self.base])
         lo, hi = bootstrap_ci(self.scores[self.base])
         base_mean = sum(self.scores[self.base]) / k
-        lines = [f"ablation of {self.knob} ({self.metric}, {k} seeds per value, {self.test} test vs base, "
-                 f"Holm-corrected)",
-                 f"  {'value':<14} {'mean':>8}  {'95% CI':<19} {'p':>7} {'p(Holm)':>8}  verdict",
-                 f"  {self.base + ' (base)':<14} {base_mean:>8.4g}  [{lo:.4g}, {hi:.4g}]"]
+        lines = [
+            f"ablation of {self.knob} ({self.metric}, {k} seeds per value, {self.test} test vs base, Holm-corrected)",
+            f"  {'value':<14} {'mean':>8}  {'95% CI':<19} {'p':>7} {'p(Holm)':>8}  verdict",
+            f"  {self.base + ' (base)':<14} {base_mean:>8.4g}  [{lo:.4g}, {hi:.4g}]",
+        ]
         for c in self.comparisons:
             ci = f"[{c.ci95[0]:.4g}, {c.ci95[1]:.4g}]"
-            lines.append(f"  {c.label:<14} {c.mean:>8.4g}  {ci:<19} {c.p_value:>7.3g} {c.p_adjusted:>8.3g}  "
-                         f"{c.verdict}")
+            lines.append(
+                f"  {c.label:<14} {c.mean:>8.4g}  {ci:<19} {c.p_value:>7.3g} {c.p_adjusted:>8.3g}  {c.verdict}"
+            )
         return "\n".join(lines)
 
     def to_json(self) -> str:
@@ -105,9 +107,19 @@ class Ablation:
         return json.dumps(dataclasses.asdict(self), indent=1)
 
 
-def ablate(env_name: str, knob_text: str, seeds: int = 5, train: dict | None = None, env: dict | None = None,
-           opponent: str | None = None, metric: str = "win_rate", test: str = "welch", episodes: int = 256,
-           first_seed: int = 0, progress=None) -> Ablation:
+def ablate(
+    env_name: str,
+    knob_text: str,
+    seeds: int = 5,
+    train: dict | None = None,
+    env: dict | None = None,
+    opponent: str | None = None,
+    metric: str = "win_rate",
+    test: str = "welch",
+    episodes: int = 256,
+    first_seed: int = 0,
+    progress=None,
+) -> Ablation:
     """Train every value of the knob (and the base value, if not listed) over seeds ``first_seed..+seeds-1``.
 
     ``train`` holds the base config's train overrides, the budget among them; each value is

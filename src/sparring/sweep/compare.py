@@ -86,8 +86,15 @@ class _Timer:
             close()
 
 
-def compare(env_name: str, a: str, b: str, repeats: int = 10, seconds: float = 0.3, test: str = "mannwhitney",
-            alpha: float = 0.05) -> dict:
+def compare(
+    env_name: str,
+    a: str,
+    b: str,
+    repeats: int = 10,
+    seconds: float = 0.3,
+    test: str = "mannwhitney",
+    alpha: float = 0.05,
+) -> dict:
     """Interleaved throughput of setups ``a`` and ``b``: rates, medians, B/A ratio with a 95% interval, verdict."""
     env_cls = registry.get(env_name)
     if test not in TESTS:
@@ -111,16 +118,31 @@ def compare(env_name: str, a: str, b: str, repeats: int = 10, seconds: float = 0
     lo, hi = bootstrap_ci(rb / ra, statistic=np.median)  # per turn B/A, so a drift shared by both cancels
     p = two_sample_p(rb, ra, test)
     words = NO_DIFFERENCE if p >= alpha else f"B is {'faster' if ratio > 1 else 'slower'} than A (p={p:.2g})"
-    return {"env": env_name, "a": a, "b": b, "test": test, "repeats": repeats, "rates_a": ra.tolist(),
-            "rates_b": rb.tolist(), "median_a": float(np.median(ra)), "median_b": float(np.median(rb)),
-            "ratio": ratio, "ratio_ci95": [lo, hi], "p_value": p, "verdict": words}
+    return {
+        "env": env_name,
+        "a": a,
+        "b": b,
+        "test": test,
+        "repeats": repeats,
+        "rates_a": ra.tolist(),
+        "rates_b": rb.tolist(),
+        "median_a": float(np.median(ra)),
+        "median_b": float(np.median(rb)),
+        "ratio": ratio,
+        "ratio_ci95": [lo, hi],
+        "p_value": p,
+        "verdict": words,
+    }
 
 
 def format_compare(result: dict) -> str:
     """The comparison as text."""
-    return "\n".join([
-        f"sparring bench {result['env']} --compare ({result['repeats']} interleaved turns each, random actions)",
-        f"  A {result['a']!r}: median {result['median_a'] / 1e6:.3f} M agent-steps/s",
-        f"  B {result['b']!r}: median {result['median_b'] / 1e6:.3f} M agent-steps/s",
-        f"  B/A = {result['ratio']:.3f} (95% CI of the per-turn ratio [{result['ratio_ci95'][0]:.3f}, "
-        f"{result['ratio_ci95'][1]:.3f}]), {result['test']} p = {result['p_value']:.3g}: {result['verdict']}"])
+    return "\n".join(
+        [
+            f"sparring bench {result['env']} --compare ({result['repeats']} interleaved turns each, random actions)",
+            f"  A {result['a']!r}: median {result['median_a'] / 1e6:.3f} M agent-steps/s",
+            f"  B {result['b']!r}: median {result['median_b'] / 1e6:.3f} M agent-steps/s",
+            f"  B/A = {result['ratio']:.3f} (95% CI of the per-turn ratio [{result['ratio_ci95'][0]:.3f}, "
+            f"{result['ratio_ci95'][1]:.3f}]), {result['test']} p = {result['p_value']:.3g}: {result['verdict']}",
+        ]
+    )

@@ -52,8 +52,9 @@ def run_local(settings: SweepSettings, on_trial=None) -> optuna.Study:
             if rung < settings.rungs and trial.should_prune():
                 raise optuna.TrialPruned(f"{settings.metric}={value:.4g} at rung {rung}")
 
-        return train_and_score(settings.env, train, env, settings.opponent, settings.metric, settings.episodes,
-                               settings.rungs, report)
+        return train_and_score(
+            settings.env, train, env, settings.opponent, settings.metric, settings.episodes, settings.rungs, report
+        )
 
     remaining = settings.trials - finished_trials(study)
     if remaining > 0:

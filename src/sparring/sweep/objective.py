@@ -41,9 +41,16 @@ def score(trainer: Trainer, metric: str, episodes: int, seed: int = EVAL_SEED) -
     return float(report["win"]["rate"] if metric == "win_rate" else report["means"][metric])
 
 
-def train_and_score(env_name: str, train_overrides: dict, env_config: dict | None = None, opponent: str | None = None,
-                    metric: str = "win_rate", episodes: int = 256, rungs: int = 1,
-                    report: Callable[[float, int], None] | None = None) -> float:
+def train_and_score(
+    env_name: str,
+    train_overrides: dict,
+    env_config: dict | None = None,
+    opponent: str | None = None,
+    metric: str = "win_rate",
+    episodes: int = 256,
+    rungs: int = 1,
+    report: Callable[[float, int], None] | None = None,
+) -> float:
     """Train with ``train_overrides`` (a budget among them), scoring ``rungs`` times at equal budget fractions.
 
     After each scoring ``report(value, rung)`` is called (it may raise to prune the trial);

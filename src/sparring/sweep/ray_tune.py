@@ -46,8 +46,9 @@ def _trainable(settings: SweepSettings):
         def report(value: float, rung: int) -> None:
             tune.report({METRIC: value, "rung": rung})
 
-        train_and_score(settings.env, train, env, settings.opponent, settings.metric, settings.episodes,
-                        settings.rungs, report)
+        train_and_score(
+            settings.env, train, env, settings.opponent, settings.metric, settings.episodes, settings.rungs, report
+        )
 
     return trainable
 
@@ -66,22 +67,32 @@ def run_ray(settings: SweepSettings, address: str = "") -> optuna.Study:
         with open(count) as fh:
             trials = json.load(fh)
         if trials != settings.trials:
-            raise ValueError(f"the Ray sweep in {settings.folder!r} was started with --trials {trials}; a Ray Tune "
-                             f"experiment cannot change its trial count: rerun with --trials {trials} to resume, or "
-                             f"give another --name")
+            raise ValueError(
+                f"the Ray sweep in {settings.folder!r} was started with --trials {trials}; a Ray Tune "
+                f"experiment cannot change its trial count: rerun with --trials {trials} to resume, or "
+                f"give another --name"
+            )
         tuner = tune.Tuner.restore(os.path.join(path, "tune"), trainable, resume_unfinished=True, resume_errored=True)
     else:
         os.makedirs(path, exist_ok=True)
         with atomic_file(count) as fh:
             json.dump(settings.trials, fh)
-        search = OptunaSearch(space=_DefineByRun(settings.space), metric=METRIC, mode="max",
-                              sampler=optuna.samplers.TPESampler(seed=settings.seed, n_startup_trials=5))
-        scheduler = ASHAScheduler(time_attr="rung", metric=METRIC, mode="max", max_t=settings.rungs, grace_period=1,
-                                  reduction_factor=2)
-        tuner = tune.Tuner(trainable, tune_config=tune.TuneConfig(search_alg=search, scheduler=scheduler,
-                                                                  num_samples=settings.trials,
-                                                                  reuse_actors=True),  # import torch once per worker
-                           run_config=tune.RunConfig(name="tune", storage_path=path, verbose=0))
+        search = OptunaSearch(
+            space=_DefineByRun(settings.space),
+            metric=METRIC,
+            mode="max",
+            sampler=optuna.samplers.TPESampler(seed=settings.seed, n_startup_trials=5),
+        )
+        scheduler = ASHAScheduler(
+            time_attr="rung", metric=METRIC, mode="max", max_t=settings.rungs, grace_period=1, reduction_factor=2
+        )
+        tuner = tune.Tuner(
+            trainable,
+            tune_config=tune.TuneConfig(
+                search_alg=search, scheduler=scheduler, num_samples=settings.trials, reuse_actors=True
+            ),  # import torch once per worker
+            run_config=tune.RunConfig(name="tune", storage_path=path, verbose=0),
+        )
     return results_study(tuner.fit(), settings)
 
 
@@ -101,8 +112,13 @@ def results_study(results, settings: SweepSettings) -> optuna.Study:
             state, value = optuna.trial.TrialState.COMPLETE, float(steps[settings.rungs])
         else:
             state, value = optuna.trial.TrialState.PRUNED, None
-        trial = optuna.trial.create_trial(params=params, distributions=distributions, value=value,
-                                          intermediate_values={int(k): float(v) for k, v in steps.items()}, state=state)
+        trial = optuna.trial.create_trial(
+            params=params,
+            distributions=distributions,
+            value=value,
+            intermediate_values={int(k): float(v) for k, v in steps.items()},
+            state=state,
+        )
         if frame is not None and len(frame) and "timestamp" in frame:
             trial.datetime_complete = datetime.datetime.fromtimestamp(float(frame["timestamp"].iloc[-1]))
             spent = datetime.timedelta(seconds=float(frame["time_total_s"].iloc[-1]))

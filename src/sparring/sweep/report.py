@@ -16,8 +16,16 @@ def _rows(study: optuna.Study) -> tuple[list[str], list[list]]:
     rows = []
     for t in study.trials:
         seconds = (t.datetime_complete - t.datetime_start).total_seconds() if t.datetime_complete else None
-        rows.append([t.number, t.state.name.lower(), t.value, len(t.intermediate_values),
-                     *(t.params.get(k) for k in keys), seconds])
+        rows.append(
+            [
+                t.number,
+                t.state.name.lower(),
+                t.value,
+                len(t.intermediate_values),
+                *(t.params.get(k) for k in keys),
+                seconds,
+            ]
+        )
     return header, rows
 
 
@@ -57,6 +65,7 @@ def importances(study: optuna.Study) -> dict[str, float]:
 def write_report(study: optuna.Study, folder: str, metric: str) -> dict[str, str]:
     """``results.csv``, ``results.txt``, ``objective.png`` and (when computable) ``importance.png``; name -> path."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import matplotlib.ticker
@@ -72,10 +81,17 @@ def write_report(study: optuna.Study, folder: str, metric: str) -> dict[str, str
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
     for state, marker in ((optuna.trial.TrialState.COMPLETE, "o"), (optuna.trial.TrialState.PRUNED, "x")):
-        pts = [(t.number, t.value if t.value is not None else t.intermediate_values[max(t.intermediate_values)])
-               for t in study.trials if t.state == state and (t.value is not None or t.intermediate_values)]
-        ax.scatter([p[0] for p in pts], [p[1] for p in pts], marker=marker, label=f"{state.name.lower()} "
-                   f"({'final' if state == optuna.trial.TrialState.COMPLETE else 'last rung'})")
+        pts = [
+            (t.number, t.value if t.value is not None else t.intermediate_values[max(t.intermediate_values)])
+            for t in study.trials
+            if t.state == state and (t.value is not None or t.intermediate_values)
+        ]
+        ax.scatter(
+            [p[0] for p in pts],
+            [p[1] for p in pts],
+            marker=marker,
+            label=f"{state.name.lower()} ({'final' if state == optuna.trial.TrialState.COMPLETE else 'last rung'})",
+        )
     done = sorted((t.number, t.value) for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE)
     if done:
         best, running = [], float("-inf")

@@ -53,8 +53,9 @@ def prepare(settings: SweepSettings) -> None:
     env_cls = registry.get(settings.env)
     check_metric(env_cls, settings.metric)
     if settings.trials < 1 or settings.rungs < 1 or settings.episodes < 1:
-        raise ValueError(f"trials, rungs and episodes must be >= 1, got {settings.trials}, {settings.rungs}, "
-                         f"{settings.episodes}")
+        raise ValueError(
+            f"trials, rungs and episodes must be >= 1, got {settings.trials}, {settings.rungs}, {settings.episodes}"
+        )
     train, env = settings.trial_configs({p.key: p.low if p.kind != "choices" else p.choices[0] for p in settings.space})
     cfg = make_train_config(env_cls, train)
     make_config(env_cls, env)
@@ -67,8 +68,10 @@ def prepare(settings: SweepSettings) -> None:
             recorded = json.load(fh)
         if recorded != settings.identity():
             changed = sorted(k for k in recorded if recorded.get(k) != settings.identity().get(k))
-            raise ValueError(f"{settings.folder!r} holds a sweep with other settings ({', '.join(changed)} differ); "
-                             f"rerun it with the same settings to resume, or give another --name")
+            raise ValueError(
+                f"{settings.folder!r} holds a sweep with other settings ({', '.join(changed)} differ); "
+                f"rerun it with the same settings to resume, or give another --name"
+            )
         return
     with atomic_file(path) as fh:
         json.dump(settings.identity(), fh, indent=1)

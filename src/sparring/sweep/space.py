@@ -52,8 +52,9 @@ class Param:
             return optuna.distributions.CategoricalDistribution(self.choices)
         log = self.kind == "log"
         if self.integer:
-            return optuna.distributions.IntDistribution(int(self.low), int(self.high), log=log,
-                                                        step=int(self.step or 1))
+            return optuna.distributions.IntDistribution(
+                int(self.low), int(self.high), log=log, step=int(self.step or 1)
+            )
         return optuna.distributions.FloatDistribution(self.low, self.high, log=log, step=self.step)
 
 
@@ -67,14 +68,16 @@ def parse_param(env_cls, key: str, spec) -> Param:
     where = f"sweep entry {key!r}"
     group, dot, name = key.partition(".")
     if not dot or group not in ("train", "env"):
-        raise ValueError(f"{where}: keys look like train.NAME or env.NAME (e.g. \"train.lr\")")
+        raise ValueError(f'{where}: keys look like train.NAME or env.NAME (e.g. "train.lr")')
     field = _field(env_cls, group, name)
     if field is None:
         valid = sorted(f.name for f in dataclasses.fields(TrainConfig if group == "train" else env_cls.Config))
         raise ValueError(f"{where}: no {group} setting {name!r}; valid: {', '.join(valid)}")
     if not isinstance(spec, dict) or len(set(spec) & set(KINDS)) != 1 or set(spec) - {*KINDS, "step"}:
-        raise ValueError(f"{where}: give exactly one of {{log = [LOW, HIGH]}}, {{linear = [LOW, HIGH]}} (optional "
-                         f"step = S) or {{choices = [A, B, ...]}}; got {spec!r}")
+        raise ValueError(
+            f"{where}: give exactly one of {{log = [LOW, HIGH]}}, {{linear = [LOW, HIGH]}} (optional "
+            f"step = S) or {{choices = [A, B, ...]}}; got {spec!r}"
+        )
     kind = next(k for k in KINDS if k in spec)
     if kind == "choices":
         values = spec["choices"]
@@ -82,8 +85,11 @@ def parse_param(env_cls, key: str, spec) -> Param:
             raise ValueError(f"{where}: choices must be a non-empty list (and take no step), got {spec!r}")
         return Param(key, kind, choices=tuple(coerce(where, field, v) for v in values))
     bounds = spec[kind]
-    if (not isinstance(bounds, list) or len(bounds) != 2
-            or not all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in bounds)):
+    if (
+        not isinstance(bounds, list)
+        or len(bounds) != 2
+        or not all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in bounds)
+    ):
         raise ValueError(f"{where}: {kind} takes [LOW, HIGH] as two numbers, got {bounds!r}")
     low, high = (float(b) for b in bounds)
     if not low < high or (kind == "log" and low <= 0):
@@ -103,8 +109,10 @@ def parse_param(env_cls, key: str, spec) -> Param:
 def parse_space(env_cls, table: dict) -> list[Param]:
     """Every entry of a ``[sweep]`` table (at least one), validated."""
     if not isinstance(table, dict) or not table:
-        raise ValueError(f"no search space: add a [sweep] table to the defaults.toml of {env_cls.name!r} or pass "
-                         f"--space FILE.toml, with entries like \"train.lr\" = {{log = [1e-4, 1e-2]}}")
+        raise ValueError(
+            f"no search space: add a [sweep] table to the defaults.toml of {env_cls.name!r} or pass "
+            f'--space FILE.toml, with entries like "train.lr" = {{log = [1e-4, 1e-2]}}'
+        )
     return [parse_param(env_cls, key, spec) for key, spec in table.items()]
 
 
@@ -127,8 +135,9 @@ def suggest(trial, space: list[Param]) -> dict[str, object]:
         if p.kind == "choices":
             values[p.key] = trial.suggest_categorical(p.key, list(p.choices))
         elif p.integer:
-            values[p.key] = trial.suggest_int(p.key, int(p.low), int(p.high), step=int(p.step or 1),
-                                              log=p.kind == "log")
+            values[p.key] = trial.suggest_int(
+                p.key, int(p.low), int(p.high), step=int(p.step or 1), log=p.kind == "log"
+            )
         else:
             values[p.key] = trial.suggest_float(p.key, p.low, p.high, step=p.step, log=p.kind == "log")
     return values

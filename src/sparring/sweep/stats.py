@@ -11,8 +11,9 @@ TESTS = ("welch", "mannwhitney")
 NO_DIFFERENCE = "no detectable difference"
 
 
-def bootstrap_ci(values, statistic=np.mean, level: float = 0.95, resamples: int = 10_000,
-                 seed: int = 0) -> tuple[float, float]:
+def bootstrap_ci(
+    values, statistic=np.mean, level: float = 0.95, resamples: int = 10_000, seed: int = 0
+) -> tuple[float, float]:
     """Percentile bootstrap interval of ``statistic`` over ``values`` (a point interval for one value)."""
     data = np.asarray(values, np.float64)
     if data.size == 0:
@@ -68,8 +69,9 @@ class Comparison:
     verdict: str
 
 
-def verdict(mean: float, base_mean: float, p_adjusted: float, alpha: float = 0.05, higher: str = "higher",
-            lower: str = "lower") -> str:
+def verdict(
+    mean: float, base_mean: float, p_adjusted: float, alpha: float = 0.05, higher: str = "higher", lower: str = "lower"
+) -> str:
     """``higher``/``lower`` than the base with the corrected p when significant, else "no detectable difference"."""
     if p_adjusted >= alpha:
         return NO_DIFFERENCE
@@ -84,6 +86,9 @@ def compare_to_base(base, others: dict, test: str = "welch", alpha: float = 0.05
     out = []
     for (label, values), p, q in zip(others.items(), raw, adjusted):
         mean = float(np.mean(values))
-        out.append(Comparison(label, mean, bootstrap_ci(values), float(base.mean()), p, q,
-                              verdict(mean, float(base.mean()), q, alpha)))
+        out.append(
+            Comparison(
+                label, mean, bootstrap_ci(values), float(base.mean()), p, q, verdict(mean, float(base.mean()), q, alpha)
+            )
+        )
     return out

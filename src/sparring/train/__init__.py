@@ -6,8 +6,11 @@ Names load lazily, so env worker processes (``sparring.train.vec``) start withou
 
 import importlib
 
-_EXPORTS = {"TrainConfig": "sparring.train.config", "make_train_config": "sparring.train.config",
-            "Trainer": "sparring.train.trainer"}
+_EXPORTS = {
+    "TrainConfig": "sparring.train.config",
+    "make_train_config": "sparring.train.config",
+    "Trainer": "sparring.train.trainer",
+}
 
 __all__ = sorted(_EXPORTS)
 

@@ -5,8 +5,16 @@ from __future__ import annotations
 from sparring.kit.batch import BatchedEnv
 
 
-def make_env(env_cls: type, num_envs: int, seed: int, vec: str = "inprocess", workers: int = 2,
-             ray_address: str = "", keep_final: bool = False, **config):
+def make_env(
+    env_cls: type,
+    num_envs: int,
+    seed: int,
+    vec: str = "inprocess",
+    workers: int = 2,
+    ray_address: str = "",
+    keep_final: bool = False,
+    **config,
+):
     """The env batch of the ``vec`` backend: ``inprocess`` (BatchedEnv), ``multiprocess``, or ``ray``
     (actors on the Ray cluster at ``ray_address``, or on a local Ray instance when it is empty).
     ``keep_final``: finished envs also write their final observation to ``final_obs`` (a rollout
@@ -16,11 +24,11 @@ def make_env(env_cls: type, num_envs: int, seed: int, vec: str = "inprocess", wo
     if vec == "multiprocess":
         from sparring.train.vec import MultiprocessEnv
 
-        return MultiprocessEnv(env_cls, num_envs=num_envs, seed=seed, workers=workers, keep_final=keep_final,
-                               **config)
+        return MultiprocessEnv(env_cls, num_envs=num_envs, seed=seed, workers=workers, keep_final=keep_final, **config)
     if vec == "ray":
         from sparring.train.vec_ray import RayEnv
 
-        return RayEnv(env_cls, num_envs=num_envs, seed=seed, workers=workers, address=ray_address,
-                      keep_final=keep_final, **config)
+        return RayEnv(
+            env_cls, num_envs=num_envs, seed=seed, workers=workers, address=ray_address, keep_final=keep_final, **config
+        )
     raise ValueError(f"unknown env backend {vec!r}; valid: inprocess, multiprocess, ray")

@@ -25,13 +25,28 @@ import sparring
 from sparring.kit.atomic import atomic_file, atomic_folder, clean_stale
 from sparring.kit.files import DamagedFile, check_keys, checksums, read_npy, reading
 from sparring.kit.trust import validate_states
-from sparring.players.load import (FORMAT, REMEDY, build_policy, check_compatible, load_weights, read_meta,
-                                   read_tensors, resolve, verify_files)
+from sparring.players.load import (
+    FORMAT,
+    REMEDY,
+    build_policy,
+    check_compatible,
+    load_weights,
+    read_meta,
+    read_tensors,
+    resolve,
+    verify_files,
+)
 
 FILES = ("policy.safetensors", "state.safetensors", "records.npy", "optimizer.pt")
 # what meta.json holds beyond what every reader needs (players.load.META_KEYS), read on resume
-RESUME_KEYS = {"iteration": int, "elapsed": float, "recurrent_count": int, "train_config": dict,
-               "opponent": (str, type(None)), "opponent_state": (dict, type(None))}
+RESUME_KEYS = {
+    "iteration": int,
+    "elapsed": float,
+    "recurrent_count": int,
+    "train_config": dict,
+    "opponent": (str, type(None)),
+    "opponent_state": (dict, type(None)),
+}
 
 
 def _tensors(named: dict) -> dict:
@@ -48,7 +63,7 @@ def save_checkpoint(run_dir: str, trainer, keep: int = 3) -> str:
         _write_state(tmp, trainer)
     with atomic_file(os.path.join(root, "latest")) as fh:  # only once the folder it names is in place
         fh.write(name)
-    for old in sorted(d for d in os.listdir(root) if d.startswith("step-"))[:-max(1, keep)]:
+    for old in sorted(d for d in os.listdir(root) if d.startswith("step-"))[: -max(1, keep)]:
         shutil.rmtree(os.path.join(root, old), ignore_errors=True)
     return os.path.join(root, name)
 
@@ -58,23 +73,38 @@ def _write_state(tmp: str, trainer) -> None:
     state = trainer.train_state()
     opponent = state["opponent"] or {"json": None, "tensors": {}}
     if not all(bool(torch.isfinite(p).all()) for p in trainer.policy.parameters()):
-        warnings.warn(f"the policy's weights are not finite (NaN or infinity) at step {trainer.global_step}: the "
-                      "training diverged; this checkpoint will not load (lower --train.lr)", RuntimeWarning,
-                      stacklevel=3)
+        warnings.warn(
+            f"the policy's weights are not finite (NaN or infinity) at step {trainer.global_step}: the "
+            "training diverged; this checkpoint will not load (lower --train.lr)",
+            RuntimeWarning,
+            stacklevel=3,
+        )
     save_file(_tensors(trainer.policy.state_dict()), os.path.join(tmp, "policy.safetensors"))
     extra = {f"recurrent.{i}": s for i, s in enumerate(state["recurrent_state"])}
     extra.update({f"opponent.{k}": v for k, v in opponent["tensors"].items()})
     extra["just_done"] = torch.from_numpy(state["just_done"].astype(np.uint8))
     save_file(_tensors(extra), os.path.join(tmp, "state.safetensors"))
     np.save(os.path.join(tmp, "records.npy"), state["records"], allow_pickle=False)
-    torch.save({"optimizer": trainer.optimizer.state_dict(), "torch_rng": torch.get_rng_state()},
-               os.path.join(tmp, "optimizer.pt"))
-    meta = {"format": FORMAT, "env": trainer.env_name, "env_config": trainer.env_config,
-            "opponent": trainer.opponent_name, "seats": trainer.seats, "train_config": trainer.cfg.__dict__,
-            "policy": trainer.policy.spec,
-            "version": sparring.__version__, "step": trainer.global_step, "iteration": trainer.iteration,
-            "elapsed": trainer.elapsed, "recurrent_count": len(state["recurrent_state"]),
-            "opponent_state": opponent["json"], "checksums": checksums(tmp, FILES)}
+    torch.save(
+        {"optimizer": trainer.optimizer.state_dict(), "torch_rng": torch.get_rng_state()},
+        os.path.join(tmp, "optimizer.pt"),
+    )
+    meta = {
+        "format": FORMAT,
+        "env": trainer.env_name,
+        "env_config": trainer.env_config,
+        "opponent": trainer.opponent_name,
+        "seats": trainer.seats,
+        "train_config": trainer.cfg.__dict__,
+        "policy": trainer.policy.spec,
+        "version": sparring.__version__,
+        "step": trainer.global_step,
+        "iteration": trainer.iteration,
+        "elapsed": trainer.elapsed,
+        "recurrent_count": len(state["recurrent_state"]),
+        "opponent_state": opponent["json"],
+        "checksums": checksums(tmp, FILES),
+    }
     with open(os.path.join(tmp, "meta.json"), "w") as fh:
         json.dump(meta, fh, indent=1)
     if getattr(trainer, "restarts", None) is not None:
@@ -103,10 +133,16 @@ def restore_trainer(trainer, path: str) -> dict:
     if build_policy(meta, folder).spec != trainer.policy.spec:
         raise ValueError(f"checkpoint policy {meta['policy']} differs from this run's {trainer.policy.spec}")
     verify_files(folder, meta, list(FILES))
-    records = read_npy(os.path.join(folder, "records.npy"), trainer.env.env_cls.record_dtype,
-                       (trainer.env.num_envs,), "env state records", REMEDY)
-    validate_states(trainer.env.env_cls, trainer.env.config, records, os.path.join(folder, "records.npy"),
-                    lambda i: f"env {i}")  # a crafted file passes its checksums: the values are checked too
+    records = read_npy(
+        os.path.join(folder, "records.npy"),
+        trainer.env.env_cls.record_dtype,
+        (trainer.env.num_envs,),
+        "env state records",
+        REMEDY,
+    )
+    validate_states(
+        trainer.env.env_cls, trainer.env.config, records, os.path.join(folder, "records.npy"), lambda i: f"env {i}"
+    )  # a crafted file passes its checksums: the values are checked too
     extra = _rollout_tensors(os.path.join(folder, "state.safetensors"), trainer, meta["recurrent_count"])
     load_weights(trainer.policy, os.path.join(folder, "policy.safetensors"))
     file = os.path.join(folder, "optimizer.pt")
@@ -114,14 +150,25 @@ def restore_trainer(trainer, path: str) -> dict:
         opt = torch.load(file, weights_only=True, map_location="cpu")
         trainer.optimizer.load_state_dict(opt["optimizer"])
         torch.set_rng_state(opt["torch_rng"])
-    trainer.load_train_state({
-        "global_step": meta["step"], "iteration": meta["iteration"], "elapsed": meta["elapsed"],
-        "records": records, "just_done": extra["just_done"].numpy().astype(np.bool_),
-        "recurrent_state": [extra[f"recurrent.{i}"] for i in range(meta["recurrent_count"])], "opponent": None})
+    trainer.load_train_state(
+        {
+            "global_step": meta["step"],
+            "iteration": meta["iteration"],
+            "elapsed": meta["elapsed"],
+            "records": records,
+            "just_done": extra["just_done"].numpy().astype(np.bool_),
+            "recurrent_state": [extra[f"recurrent.{i}"] for i in range(meta["recurrent_count"])],
+            "opponent": None,
+        }
+    )
     if trainer.opponent is not None and meta["opponent_state"] is not None:
         with reading(folder, "self-play state (meta.json's opponent_state, state.safetensors' opponent.*)", REMEDY):
-            trainer.opponent.load_state({"json": meta["opponent_state"], "tensors": {
-                k[len("opponent."):]: v for k, v in extra.items() if k.startswith("opponent.")}})
+            trainer.opponent.load_state(
+                {
+                    "json": meta["opponent_state"],
+                    "tensors": {k[len("opponent.") :]: v for k, v in extra.items() if k.startswith("opponent.")},
+                }
+            )
     if getattr(trainer, "restarts", None) is not None and os.path.exists(os.path.join(folder, "archive.json")):
         trainer.restarts.load(folder)
     if getattr(trainer, "curriculum", None) is not None and os.path.exists(os.path.join(folder, "curriculum.npz")):
@@ -135,13 +182,20 @@ def _rollout_tensors(file: str, trainer, recurrent_count: int) -> dict:
     want = {"just_done": tuple(trainer.rollout.just_done.shape)}
     want.update({f"recurrent.{i}": tuple(s.shape) for i, s in enumerate(trainer.rollout.state)})
     if recurrent_count != len(trainer.rollout.state):
-        raise DamagedFile(os.path.join(os.path.dirname(file), "meta.json"), f"'recurrent_count' is "
-                          f"{recurrent_count}, but this policy has {len(trainer.rollout.state)} recurrent states",
-                          REMEDY)
+        raise DamagedFile(
+            os.path.join(os.path.dirname(file), "meta.json"),
+            f"'recurrent_count' is "
+            f"{recurrent_count}, but this policy has {len(trainer.rollout.state)} recurrent states",
+            REMEDY,
+        )
     for name, shape in want.items():
         if name not in extra:
             raise DamagedFile(file, f"lacks the tensor {name!r} of every checkpoint", REMEDY)
         if tuple(extra[name].shape) != shape or not bool(torch.isfinite(extra[name].float()).all()):
-            raise DamagedFile(file, f"tensor {name!r} has shape {tuple(extra[name].shape)} or non-finite values; "
-                                    f"this run needs {shape}, finite", REMEDY)
+            raise DamagedFile(
+                file,
+                f"tensor {name!r} has shape {tuple(extra[name].shape)} or non-finite values; "
+                f"this run needs {shape}, finite",
+                REMEDY,
+            )
     return extra

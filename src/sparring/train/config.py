@@ -19,8 +19,9 @@ class TrainConfig:
     minutes: float = knob(0.0, "Stop after this many minutes of training (0: no time limit).", low=0)
     lr: float = knob(1e-2, "Learning rate at the start; annealed linearly to 0 when anneal_lr is on.", low=0)
     anneal_lr: bool = knob(True, "Anneal the learning rate linearly with progress through the budget.")
-    optimizer: str = choice("adam", ("adam", "muon"),
-                            "Optimiser: adam, or muon for the matrix weights (Adam for the rest).")
+    optimizer: str = choice(
+        "adam", ("adam", "muon"), "Optimiser: adam, or muon for the matrix weights (Adam for the rest)."
+    )
     gamma: float = knob(0.99, "Discount factor.", low=0, high=1)
     gae_lambda: float = knob(0.95, "GAE lambda: 0 is one-step TD, 1 is Monte Carlo.", low=0, high=1)
     update_epochs: int = knob(2, "Passes over each rollout batch.", low=1)
@@ -34,53 +35,101 @@ class TrainConfig:
     hidden: int = knob(128, "Width of the encoder and of the recurrent state.", low=1)
     layers: int = knob(2, "Hidden layers of the MLP encoder.", low=1)
     onehot_obs: bool = knob(True, "One-hot encode integer observations in [0, high] when high <= 16.")
-    critic: str = choice("shared", ("shared", "separate"),
-                         "Value function: shared (a head on the actor's encoder) or separate (its own MLP encoder "
-                         "of the same shape, as CleanRL's continuous-control PPO; MLP policies only).")
+    critic: str = choice(
+        "shared",
+        ("shared", "separate"),
+        "Value function: shared (a head on the actor's encoder) or separate (its own MLP encoder "
+        "of the same shape, as CleanRL's continuous-control PPO; MLP policies only).",
+    )
     recurrence: str = choice("none", ("none", "lstm", "mingru"), "Recurrent core after the encoder.")
-    device: str = choice("auto", ("auto", "cpu", "cuda", "mps"),
-                         "Torch device: auto (cuda, then mps, then cpu), cpu, cuda, mps.")
-    vec: str = choice("inprocess", ("inprocess", "multiprocess", "ray"),
-                      "Env backend: inprocess (one BatchedEnv), multiprocess (worker processes "
-                      "stepping slices of the batch into shared memory; pays off only for slow env steps), "
-                      "or ray (Ray actors stepping the slices; needs the [ray] extra).")
-    workers: int = knob(2, "Slices of the multiprocess env backend (one steps in the trainer's process, "
-                           "the rest in worker processes), or Ray actors of the ray backend (1..num_envs).", low=1)
+    device: str = choice(
+        "auto", ("auto", "cpu", "cuda", "mps"), "Torch device: auto (cuda, then mps, then cpu), cpu, cuda, mps."
+    )
+    vec: str = choice(
+        "inprocess",
+        ("inprocess", "multiprocess", "ray"),
+        "Env backend: inprocess (one BatchedEnv), multiprocess (worker processes "
+        "stepping slices of the batch into shared memory; pays off only for slow env steps), "
+        "or ray (Ray actors stepping the slices; needs the [ray] extra).",
+    )
+    workers: int = knob(
+        2,
+        "Slices of the multiprocess env backend (one steps in the trainer's process, "
+        "the rest in worker processes), or Ray actors of the ray backend (1..num_envs).",
+        low=1,
+    )
     ray_address: str = knob("", "Ray cluster address for vec=ray (empty: start a local Ray instance).")
     threads: int = knob(0, "Torch CPU threads (0: all cores but one, at least one).", low=0)
     checkpoint_s: float = knob(30.0, "Seconds between checkpoints (0: after every update).", low=0)
     keep_checkpoints: int = knob(3, "Newest checkpoints to keep in the run folder.", low=1)
     pool_size: int = knob(8, "Self-play: past policies kept in the opponent pool.", low=1)
     pool_every: int = knob(20, "Self-play: updates between snapshots of the learner into the pool.", low=1)
-    imitate: str = knob("", "Behaviour-cloning warm start: a scripted policy of the env (e.g. planner) whose actions "
-                            "the policy learns before PPO starts (empty: none). Counts toward --train.minutes.")
-    imitate_steps: int = knob(0, "Warm start: stop cloning after this many teacher agent-steps (0: no step limit).",
-                              low=0)
-    imitate_minutes: float = knob(0.0, "Warm start: stop cloning after this many minutes (0: no time limit); "
-                                       "imitate needs one of the two limits.", low=0)
-    archive_fraction: float = knob(0.0, "Go-Explore: probability that an env whose episode ended restarts from a "
-                                        "cell of the archive (0: no archive; see sparring.explore.restarts).",
-                                   low=0, high=1)
+    imitate: str = knob(
+        "",
+        "Behaviour-cloning warm start: a scripted policy of the env (e.g. planner) whose actions "
+        "the policy learns before PPO starts (empty: none). Counts toward --train.minutes.",
+    )
+    imitate_steps: int = knob(
+        0, "Warm start: stop cloning after this many teacher agent-steps (0: no step limit).", low=0
+    )
+    imitate_minutes: float = knob(
+        0.0,
+        "Warm start: stop cloning after this many minutes (0: no time limit); imitate needs one of the two limits.",
+        low=0,
+    )
+    archive_fraction: float = knob(
+        0.0,
+        "Go-Explore: probability that an env whose episode ended restarts from a "
+        "cell of the archive (0: no archive; see sparring.explore.restarts).",
+        low=0,
+        high=1,
+    )
     archive_every: int = knob(8, "Go-Explore: env steps between snapshots of the batch into the archive.", low=1)
-    archive_frontier: float = knob(0.0, "Go-Explore: bias of the cell draw towards the deepest cells, "
-                                        "weight x exp(bias x (progress - deepest)) (0: no bias).", low=0)
-    archive_start: str = knob("", "Go-Explore: a folder saved by `sparring explore` whose cells the archive starts "
-                                  "with (empty: only the run's own episodes); needs archive_fraction > 0.")
-    curriculum: str = knob("", "Start-state curriculum: ended episodes restart from states of these sources, drawn "
-                               "more often from groups (the env's start_groups: gauntlet's wave, serpent's phase) "
-                               "where recent success is neither near 0 nor near 1; comma-separated KIND:PATH entries, "
-                               "KIND states (a state set .npz), archive (a folder of `sparring explore` or of an "
-                               "--archive checkpoint) or recording (a .parquet), e.g. 'states:waves.npz,"
-                               "recording:runs/x.parquet' (empty: none; see sparring.train.curriculum).")
-    curriculum_true: float = knob(0.2, "Curriculum: share of ended episodes that keep their true start (with "
-                                       "--archive: of those the archive leaves).", low=0, high=1)
-    curriculum_floor: float = knob(0.1, "Curriculum: the smallest weight of a group, against 4p(1-p) for recent "
-                                        "success p, so groups near 0 or 1 still get drawn.", low=0, high=1)
-    curriculum_window: float = knob(100.0, "Curriculum: ended episodes a group's recent success remembers (older "
-                                           "ones fade by 1 - 1/window per newer one).", low=1)
-    env_anneal: str = knob("", "Env knobs moved linearly from a start value to their --env value over training, as "
-                               "KNOB=START[@UNTIL] entries separated by commas (UNTIL: fraction of the budget where "
-                               "the knob arrives, default 1), e.g. 'foresight=0@0.5' or 'reward_damage=1'.")
+    archive_frontier: float = knob(
+        0.0,
+        "Go-Explore: bias of the cell draw towards the deepest cells, "
+        "weight x exp(bias x (progress - deepest)) (0: no bias).",
+        low=0,
+    )
+    archive_start: str = knob(
+        "",
+        "Go-Explore: a folder saved by `sparring explore` whose cells the archive starts "
+        "with (empty: only the run's own episodes); needs archive_fraction > 0.",
+    )
+    curriculum: str = knob(
+        "",
+        "Start-state curriculum: ended episodes restart from states of these sources, drawn "
+        "more often from groups (the env's start_groups: gauntlet's wave, serpent's phase) "
+        "where recent success is neither near 0 nor near 1; comma-separated KIND:PATH entries, "
+        "KIND states (a state set .npz), archive (a folder of `sparring explore` or of an "
+        "--archive checkpoint) or recording (a .parquet), e.g. 'states:waves.npz,"
+        "recording:runs/x.parquet' (empty: none; see sparring.train.curriculum).",
+    )
+    curriculum_true: float = knob(
+        0.2,
+        "Curriculum: share of ended episodes that keep their true start (with --archive: of those the archive leaves).",
+        low=0,
+        high=1,
+    )
+    curriculum_floor: float = knob(
+        0.1,
+        "Curriculum: the smallest weight of a group, against 4p(1-p) for recent "
+        "success p, so groups near 0 or 1 still get drawn.",
+        low=0,
+        high=1,
+    )
+    curriculum_window: float = knob(
+        100.0,
+        "Curriculum: ended episodes a group's recent success remembers (older "
+        "ones fade by 1 - 1/window per newer one).",
+        low=1,
+    )
+    env_anneal: str = knob(
+        "",
+        "Env knobs moved linearly from a start value to their --env value over training, as "
+        "KNOB=START[@UNTIL] entries separated by commas (UNTIL: fraction of the budget where "
+        "the knob arrives, default 1), e.g. 'foresight=0@0.5' or 'reward_damage=1'.",
+    )
     eval_episodes: int = knob(200, "Episodes of the final evaluation (0: skip it).", low=0)
     tensorboard: bool = knob(True, "Write TensorBoard events when the tensorboard package is installed.")
     wandb: bool = knob(False, "Log to Weights & Biases in offline mode (needs the [wandb] extra).")

@@ -73,7 +73,7 @@ class GroupSampler:
         n = len(self.episodes)
         count = np.bincount(groups, minlength=n).astype(np.float64)
         won = np.bincount(groups, weights=np.asarray(wins, np.float64), minlength=n)
-        keep = self.decay ** count
+        keep = self.decay**count
         # k outcomes at once: each weighs the mean of the k newest weights, so the rate moves by their mean
         fresh = (1.0 - keep) / (1.0 - self.decay)
         mean = np.divide(won, count, out=np.zeros(n), where=count > 0)
@@ -111,8 +111,18 @@ class Curriculum:
       first (:class:`~sparring.explore.restarts.ArchiveRestarts`), or None.
     """
 
-    def __init__(self, env, rows: np.ndarray, state: tuple, starts: StartStates, true_share: float = 0.2,
-                 floor: float = 0.1, window: float = 100.0, seed: int = 0, archive=None):
+    def __init__(
+        self,
+        env,
+        rows: np.ndarray,
+        state: tuple,
+        starts: StartStates,
+        true_share: float = 0.2,
+        floor: float = 0.1,
+        window: float = 100.0,
+        seed: int = 0,
+        archive=None,
+    ):
         if not 0.0 <= true_share <= 1.0:
             raise ValueError(f"train.curriculum_true must be in [0, 1], got {true_share}")
         if starts.records.dtype != env.env_cls.record_dtype:
@@ -217,11 +227,22 @@ class Curriculum:
     # -- checkpoints ------------------------------------------------------------------------
     def save(self, folder: str) -> None:
         """Write the statistics, the draw's generator and each env's origin into ``folder/curriculum.npz``."""
-        arrays = {"keys": self.starts.keys, "episodes": self.sampler.episodes, "wins": self.sampler.wins,
-                  "true_episodes": self.truth.episodes, "true_wins": self.truth.wins, "origin": self.origin,
-                  "counters": self.counters}
-        meta = {"format": FORMAT, "env": self.env.env_cls.name, "key_name": self.starts.key_name,
-                "rng": self.rng.bit_generator.state, "checksum": arrays_checksum(arrays)}
+        arrays = {
+            "keys": self.starts.keys,
+            "episodes": self.sampler.episodes,
+            "wins": self.sampler.wins,
+            "true_episodes": self.truth.episodes,
+            "true_wins": self.truth.wins,
+            "origin": self.origin,
+            "counters": self.counters,
+        }
+        meta = {
+            "format": FORMAT,
+            "env": self.env.env_cls.name,
+            "key_name": self.starts.key_name,
+            "rng": self.rng.bit_generator.state,
+            "checksum": arrays_checksum(arrays),
+        }
         with atomic_file(os.path.join(folder, FILE), "wb") as fh:
             np.savez(fh, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), **arrays)
 
@@ -233,23 +254,43 @@ class Curriculum:
             arrays = {name: npz[name] for name in npz.files if name != "meta"}
         if not isinstance(meta, dict):
             raise DamagedFile(path, "its metadata is not a JSON object", REMEDY)
-        check_keys(meta, {"format": int, "env": str, "key_name": str, "rng": dict, "checksum": str}, path,
-                   "curriculum state", REMEDY)
-        want = {"keys": np.int64, "episodes": np.float64, "wins": np.float64, "true_episodes": np.float64,
-                "true_wins": np.float64, "origin": np.int64, "counters": np.int64}
+        check_keys(
+            meta,
+            {"format": int, "env": str, "key_name": str, "rng": dict, "checksum": str},
+            path,
+            "curriculum state",
+            REMEDY,
+        )
+        want = {
+            "keys": np.int64,
+            "episodes": np.float64,
+            "wins": np.float64,
+            "true_episodes": np.float64,
+            "true_wins": np.float64,
+            "origin": np.int64,
+            "counters": np.int64,
+        }
         if set(arrays) != set(want) or any(arrays[k].dtype != t for k, t in want.items()):
             raise DamagedFile(path, f"holds the arrays {sorted(arrays)}, not {sorted(want)} of the right types", REMEDY)
         if arrays_checksum(arrays) != meta["checksum"]:
             raise DamagedFile(path, "its arrays do not match the checksum in its metadata", REMEDY)
         keys, n = arrays["keys"], len(arrays["keys"])
         if meta["env"] != self.env.env_cls.name or meta["key_name"] != self.starts.key_name:
-            raise ValueError(f"{path}: the curriculum of another env or group key ({meta['env']!r}, "
-                             f"{meta['key_name']!r}); this run has {self.env.env_cls.name!r}, "
-                             f"{self.starts.key_name!r}")
+            raise ValueError(
+                f"{path}: the curriculum of another env or group key ({meta['env']!r}, "
+                f"{meta['key_name']!r}); this run has {self.env.env_cls.name!r}, "
+                f"{self.starts.key_name!r}"
+            )
         origin = arrays["origin"]
-        if arrays["episodes"].shape != (n,) or arrays["wins"].shape != (n,) or origin.shape != self.origin.shape \
-                or arrays["true_episodes"].shape != (1,) or arrays["counters"].shape != (3,) or \
-                (origin < OTHER).any() or (origin >= n).any():
+        if (
+            arrays["episodes"].shape != (n,)
+            or arrays["wins"].shape != (n,)
+            or origin.shape != self.origin.shape
+            or arrays["true_episodes"].shape != (1,)
+            or arrays["counters"].shape != (3,)
+            or (origin < OTHER).any()
+            or (origin >= n).any()
+        ):
             raise DamagedFile(path, "its arrays have shapes or origins that do not fit this run", REMEDY)
         with reading(path, "curriculum state: its generator state", REMEDY):
             self.rng.bit_generator.state = meta["rng"]
@@ -266,8 +307,11 @@ class Curriculum:
 def _rows_per_env(rows: np.ndarray, num_envs: int, num_agents: int) -> int:
     """Trained rows per env, when every env has the same seats trained (rows grouped by env, in order)."""
     per_env = len(rows) // num_envs
-    if per_env * num_envs != len(rows) or not np.array_equal(rows // num_agents,
-                                                             np.repeat(np.arange(num_envs), per_env)):
-        raise ValueError("the curriculum needs the same trained seats in every env (rows grouped by env); this run "
-                         "trains an uneven set of rows, e.g. a self-play pool seat: train without the curriculum")
+    if per_env * num_envs != len(rows) or not np.array_equal(
+        rows // num_agents, np.repeat(np.arange(num_envs), per_env)
+    ):
+        raise ValueError(
+            "the curriculum needs the same trained seats in every env (rows grouped by env); this run "
+            "trains an uneven set of rows, e.g. a self-play pool seat: train without the curriculum"
+        )
     return per_env

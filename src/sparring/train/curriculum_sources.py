@@ -28,9 +28,11 @@ from sparring.kit.state_set import load_state_set
 from sparring.kit.trust import validate_states
 
 MAX_STATES = 50_000
-KINDS = {"states": "a state set .npz (sparring.kit.state_set)",
-         "archive": "an archive folder (sparring explore --out DIR, or a --archive checkpoint)",
-         "recording": "a recording .parquet (sparring record)"}
+KINDS = {
+    "states": "a state set .npz (sparring.kit.state_set)",
+    "archive": "an archive folder (sparring explore --out DIR, or a --archive checkpoint)",
+    "recording": "a recording .parquet (sparring record)",
+}
 SYNTAX = "KIND:PATH[,KIND:PATH...] with KIND " + ", ".join(f"{k} ({v})" for k, v in KINDS.items())
 
 
@@ -87,8 +89,9 @@ def load_start_states(spec: str, env_cls: type, env_config: dict | None = None) 
     if groups.shape != (len(records),):
         raise ValueError(f"env {env_cls.name!r}: start_groups gave shape {groups.shape} for {len(records)} records")
     keys, group = np.unique(groups, return_inverse=True)
-    return StartStates(records, group.astype(np.int64).reshape(-1), keys.astype(np.int64), env_cls.start_group_key,
-                       taken)
+    return StartStates(
+        records, group.astype(np.int64).reshape(-1), keys.astype(np.int64), env_cls.start_group_key, taken
+    )
 
 
 def _file(path: str, where: str, folder: bool = False) -> None:
@@ -101,8 +104,11 @@ def _warn_config(saved: dict, config, where: str) -> None:
     now = dataclasses.asdict(config)
     differ = sorted(k for k, v in saved.items() if k in now and now[k] != v)
     if differ:
-        warnings.warn(f"{where} was played under other env settings ({', '.join(f'{k}={saved[k]!r}' for k in differ)}"
-                      f"; this run has {', '.join(f'{k}={now[k]!r}' for k in differ)})", stacklevel=3)
+        warnings.warn(
+            f"{where} was played under other env settings ({', '.join(f'{k}={saved[k]!r}' for k in differ)}"
+            f"; this run has {', '.join(f'{k}={now[k]!r}' for k in differ)})",
+            stacklevel=3,
+        )
 
 
 # each loader checks every state against the run's env config (sparring.kit.trust) before a kernel sees it

@@ -41,9 +41,11 @@ class Dashboard:
         m = self.latest
         if not self.live:
             env = " ".join(f"{k[4:]}={_fmt(v)}" for k, v in m.items() if k.startswith("env/") and "phase" not in k)
-            self.stream.write(f"[{100 * progress:5.1f}%] step {m.get('train/step', 0)} "
-                              f"sps {_fmt(m.get('train/sps', 0))}"
-                              f" {env} loss/policy={_fmt(m.get('loss/policy', 0))}\n")
+            self.stream.write(
+                f"[{100 * progress:5.1f}%] step {m.get('train/step', 0)} "
+                f"sps {_fmt(m.get('train/sps', 0))}"
+                f" {env} loss/policy={_fmt(m.get('loss/policy', 0))}\n"
+            )
             self.stream.flush()
             return
         self.stream.write(CLEAR + self.render(progress))
@@ -54,10 +56,13 @@ class Dashboard:
         m = self.latest
         width = 30
         bar = "#" * int(width * progress) + "-" * (width - int(width * progress))
-        lines = [f"sparring train {self.title}",
-                 f"[{bar}] {100 * progress:5.1f}%  ETA {_eta(progress, m.get('train/elapsed_s', 0.0))}",
-                 f"step {m.get('train/step', 0):,}   {_fmt(m.get('train/sps', 0.0))} steps/s   "
-                 f"lr {_fmt(m.get('train/lr', 0.0))}", ""]
+        lines = [
+            f"sparring train {self.title}",
+            f"[{bar}] {100 * progress:5.1f}%  ETA {_eta(progress, m.get('train/elapsed_s', 0.0))}",
+            f"step {m.get('train/step', 0):,}   {_fmt(m.get('train/sps', 0.0))} steps/s   "
+            f"lr {_fmt(m.get('train/lr', 0.0))}",
+            "",
+        ]
         for group in ("env/", "selfplay/", "loss/", "perf/"):
             items = [(k, v) for k, v in sorted(m.items()) if k.startswith(group)]
             lines += [f"  {k:<28} {_fmt(v)}" for k, v in items]

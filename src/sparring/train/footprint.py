@@ -21,16 +21,21 @@ def training_bytes(env_cls: type, env_config: dict, cfg: TrainConfig) -> int:
     sample = spec.size * spec.dtype.itemsize + env_cls.actions.total + 8 * heads + 5 * _FLOAT
     inputs = spec.size * max(1, onehot_values(spec, cfg.onehot_obs))
     encoders = 2 if cfg.critic == "separate" else 1
-    params = encoders * (inputs * cfg.hidden + cfg.layers * cfg.hidden * cfg.hidden) + \
-        cfg.hidden * (env_cls.actions.total + 1) + (8 * cfg.hidden * cfg.hidden if cfg.recurrence != "none" else 0)
+    params = (
+        encoders * (inputs * cfg.hidden + cfg.layers * cfg.hidden * cfg.hidden)
+        + cfg.hidden * (env_cls.actions.total + 1)
+        + (8 * cfg.hidden * cfg.hidden if cfg.recurrence != "none" else 0)
+    )
     minibatch = min(cfg.minibatch_size, cfg.horizon * rows) * inputs * _FLOAT * 2
     return cfg.num_envs * env_bytes(env_cls, spec) + cfg.horizon * rows * sample + 4 * _FLOAT * params + minibatch
 
 
 def check_training_memory(env_cls: type, env_config: dict, cfg: TrainConfig) -> None:
     """Raise ValueError when a run of ``cfg`` on ``env_cls`` would need more memory than is available."""
-    check_fits(training_bytes(env_cls, env_config, cfg),
-               f"training {env_cls.name!r} (env config {env_config or 'default'}) with num_envs={cfg.num_envs}, "
-               f"horizon={cfg.horizon}, hidden={cfg.hidden}, minibatch_size={cfg.minibatch_size}",
-               "lower --train.num_envs, --train.horizon, --train.hidden or --train.minibatch_size, or the env's size "
-               "(--env.KEY)")
+    check_fits(
+        training_bytes(env_cls, env_config, cfg),
+        f"training {env_cls.name!r} (env config {env_config or 'default'}) with num_envs={cfg.num_envs}, "
+        f"horizon={cfg.horizon}, hidden={cfg.hidden}, minibatch_size={cfg.minibatch_size}",
+        "lower --train.num_envs, --train.horizon, --train.hidden or --train.minibatch_size, or the env's size "
+        "(--env.KEY)",
+    )

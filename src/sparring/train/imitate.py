@@ -27,11 +27,13 @@ def check_imitation(cfg, env) -> None:
     if not cfg.imitate:
         return
     if cfg.imitate_steps < 0 or cfg.imitate_minutes < 0:
-        raise ValueError(f"imitate_steps and imitate_minutes must be >= 0, got {cfg.imitate_steps} and "
-                         f"{cfg.imitate_minutes}")
+        raise ValueError(
+            f"imitate_steps and imitate_minutes must be >= 0, got {cfg.imitate_steps} and {cfg.imitate_minutes}"
+        )
     if cfg.imitate_steps == 0 and cfg.imitate_minutes == 0:
-        raise ValueError(f"--train.imitate {cfg.imitate} needs a limit: --train.imitate_steps N or "
-                         "--train.imitate_minutes M")
+        raise ValueError(
+            f"--train.imitate {cfg.imitate} needs a limit: --train.imitate_steps N or --train.imitate_minutes M"
+        )
     env.scripted_actions(cfg.imitate)  # names the env's scripted policies when this one is unknown
 
 
@@ -82,8 +84,9 @@ def clone_update(policy: nn.Module, optimizer, rollout, cfg) -> dict:
         for idx in _minibatches(rollout, cfg):
             if policy.recurrent:
                 state0 = tuple(s[idx] for s in rollout.state0)
-                logp, _, value = policy.evaluate(rollout.obs[:, idx], rollout.mask[:, idx], rollout.actions[:, idx],
-                                                 state0, rollout.resets[:, idx])
+                logp, _, value = policy.evaluate(
+                    rollout.obs[:, idx], rollout.mask[:, idx], rollout.actions[:, idx], state0, rollout.resets[:, idx]
+                )
                 target = ret[:, idx]
             else:
                 flat = lambda x: x.reshape(-1, *x.shape[2:])[idx]  # noqa: E731
@@ -110,8 +113,11 @@ def imitate(trainer) -> Iterator[dict]:
     check_imitation(cfg, trainer.env)
     trainer.optimizer.set_lr(cfg.lr)
     steps, seconds = 0, 0.0
-    while (cfg.imitate_steps == 0 or steps < cfg.imitate_steps) and \
-            (cfg.imitate_minutes == 0 or seconds < 60.0 * cfg.imitate_minutes) and not trainer.finished():
+    while (
+        (cfg.imitate_steps == 0 or steps < cfg.imitate_steps)
+        and (cfg.imitate_minutes == 0 or seconds < 60.0 * cfg.imitate_minutes)
+        and not trainer.finished()
+    ):
         start = time.perf_counter()
         teacher_rollout(trainer.rollout, cfg.imitate, trainer.opponent)
         collected = time.perf_counter()
@@ -121,6 +127,13 @@ def imitate(trainer) -> Iterator[dict]:
         steps += trainer.batch_size
         trainer.elapsed += end - start
         trainer.global_step += trainer.batch_size
-        yield {"train/step": trainer.global_step, "train/elapsed_s": trainer.elapsed, "train/lr": cfg.lr,
-               "train/sps": trainer.batch_size / (end - start), "perf/rollout_s": collected - start,
-               "perf/update_s": end - collected, **losses, **trainer.rollout.stats.drain()}
+        yield {
+            "train/step": trainer.global_step,
+            "train/elapsed_s": trainer.elapsed,
+            "train/lr": cfg.lr,
+            "train/sps": trainer.batch_size / (end - start),
+            "perf/rollout_s": collected - start,
+            "perf/update_s": end - collected,
+            **losses,
+            **trainer.rollout.stats.drain(),
+        }

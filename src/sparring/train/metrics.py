@@ -12,9 +12,26 @@ STEP = "train/step"
 
 def metric_columns(env_cls) -> list[str]:
     """The stable CSV columns of a run on ``env_cls`` (metrics absent in an iteration stay blank)."""
-    base = ["train/step", "train/iteration", "train/elapsed_s", "train/sps", "train/lr", "perf/env_s", "perf/infer_s",
-            "perf/rollout_s", "perf/update_s", "loss/policy", "loss/value", "loss/entropy", "loss/approx_kl",
-            "loss/clipfrac", "loss/explained_variance", "env/episodes", "env/episode_return", "env/episode_length"]
+    base = [
+        "train/step",
+        "train/iteration",
+        "train/elapsed_s",
+        "train/sps",
+        "train/lr",
+        "perf/env_s",
+        "perf/infer_s",
+        "perf/rollout_s",
+        "perf/update_s",
+        "loss/policy",
+        "loss/value",
+        "loss/entropy",
+        "loss/approx_kl",
+        "loss/clipfrac",
+        "loss/explained_variance",
+        "env/episodes",
+        "env/episode_return",
+        "env/episode_length",
+    ]
     base += [f"env/{m}" for m in env_cls.metrics] + [f"env/phase/{p}" for p in env_cls.phases]
     return base + ["selfplay/pool", "selfplay/win_rate"]
 
@@ -30,8 +47,15 @@ def read_jsonl(path: str) -> list[dict]:
 class MetricsLog:
     """Appends one record per iteration; on resume, drops records past the checkpoint's step."""
 
-    def __init__(self, run_dir: str, columns: list[str], resume_step: int | None = None,
-                 tensorboard: bool = True, wandb: bool = False, wandb_config: dict | None = None):
+    def __init__(
+        self,
+        run_dir: str,
+        columns: list[str],
+        resume_step: int | None = None,
+        tensorboard: bool = True,
+        wandb: bool = False,
+        wandb_config: dict | None = None,
+    ):
         self.jsonl_path = os.path.join(run_dir, "metrics.jsonl")
         self.csv_path = os.path.join(run_dir, "metrics.csv")
         self.columns = columns

@@ -14,8 +14,9 @@ from sparring.players.opponents import SELF_PLAY, assigned_players, resolve_seat
 GROUPS = 4  # env groups, each facing one pool member per update: few forwards per step, varied opponents
 
 
-def make_opponent(env_cls, name: str | None, env_config: dict, cfg, explicit: dict | None = None,
-                  seats: dict | None = None):
+def make_opponent(
+    env_cls, name: str | None, env_config: dict, cfg, explicit: dict | None = None, seats: dict | None = None
+):
     """Resolve ``--opponent NAME`` and ``--seat NAME=PLAYER`` (see :func:`~sparring.players.opponents.resolve_seats`)
     into (env config, factory(env, policy, device) -> (opponent or None, trained rows)).
 
@@ -29,11 +30,15 @@ def make_opponent(env_cls, name: str | None, env_config: dict, cfg, explicit: di
         train, opp_rows = seat_rows(env, other, assigned, who="the learner")
         opponent = None
         if other is not None:
-            opponent = PoolOpponent(env, policy, opp_rows, cfg.pool_size, cfg.pool_every, cfg.seed, device) \
-                if other == SELF_PLAY else ScriptedOpponent(env, other.partition(":")[2], opp_rows)
+            opponent = (
+                PoolOpponent(env, policy, opp_rows, cfg.pool_size, cfg.pool_every, cfg.seed, device)
+                if other == SELF_PLAY
+                else ScriptedOpponent(env, other.partition(":")[2], opp_rows)
+            )
         if assigned:
             opponent = SeatedOpponents(env, opponent, assigned_players(env, assigned, cfg.seed))
         return opponent, train
+
     return env_config, factory
 
 
@@ -156,8 +161,9 @@ class PoolOpponent:
         with torch.inference_mode():
             for g, rows in enumerate(self.group_rows):
                 if len(rows):
-                    a, _, _, self.states[g] = self.nets[g].act(obs[rows].to(self.device), mask[rows].to(self.device),
-                                                               self.states[g])
+                    a, _, _, self.states[g] = self.nets[g].act(
+                        obs[rows].to(self.device), mask[rows].to(self.device), self.states[g]
+                    )
                     actions[rows.numpy()] = a.cpu().numpy()
 
     def after_step(self, rewards, env_done) -> None:
@@ -183,20 +189,29 @@ class PoolOpponent:
 
     def metrics(self) -> dict:
         """Pool size and the learner's smoothed win rate against the whole pool."""
-        return {"selfplay/pool": len(self.pool),
-                "selfplay/win_rate": (sum(self.wins) + 1.0) / (sum(self.games) + 2.0)}
+        return {"selfplay/pool": len(self.pool), "selfplay/win_rate": (sum(self.wins) + 1.0) / (sum(self.games) + 2.0)}
 
     def state(self) -> dict:
         """Pool weights (tensors) and PFSP statistics (JSON)."""
         tensors = {f"pool.{i}.{k}": v for i, member in enumerate(self.pool) for k, v in member.items()}
-        return {"json": {"wins": self.wins, "games": self.games, "size": len(self.pool),
-                         "rng": self.rng.bit_generator.state, "choice": self.choice.tolist()}, "tensors": tensors}
+        return {
+            "json": {
+                "wins": self.wins,
+                "games": self.games,
+                "size": len(self.pool),
+                "rng": self.rng.bit_generator.state,
+                "choice": self.choice.tolist(),
+            },
+            "tensors": tensors,
+        }
 
     def load_state(self, state: dict) -> None:
         """Restore what :meth:`state` returned."""
         meta, tensors = state["json"], state["tensors"]
-        self.pool = [{k.split(".", 2)[2]: v for k, v in tensors.items() if k.startswith(f"pool.{i}.")}
-                     for i in range(meta["size"])]
+        self.pool = [
+            {k.split(".", 2)[2]: v for k, v in tensors.items() if k.startswith(f"pool.{i}.")}
+            for i in range(meta["size"])
+        ]
         self.wins, self.games = list(meta["wins"]), list(meta["games"])
         self.rng.bit_generator.state = meta["rng"]
         self.choice = np.asarray(meta["choice"], np.int64)

@@ -35,8 +35,10 @@ class Optimizers:
     def load_state_dict(self, state: dict) -> None:
         """Restore what :meth:`state_dict` returned."""
         if len(state["parts"]) != len(self.parts):
-            raise ValueError(f"optimizer state has {len(state['parts'])} parts, this optimizer {len(self.parts)}: "
-                             "was the checkpoint trained with another --train.optimizer?")
+            raise ValueError(
+                f"optimizer state has {len(state['parts'])} parts, this optimizer {len(self.parts)}: "
+                "was the checkpoint trained with another --train.optimizer?"
+            )
         for opt, part in zip(self.parts, state["parts"]):
             opt.load_state_dict(part)
 
@@ -48,8 +50,10 @@ def make_optimizer(policy: nn.Module, name: str, lr: float) -> Optimizers:
     if name != "muon":
         raise ValueError(f"optimizer {name!r} is not one of ['adam', 'muon']")
     if not hasattr(torch.optim, "Muon"):
-        raise ValueError(f"optimizer 'muon' needs torch.optim.Muon (torch >= 2.9), this is torch {torch.__version__}; "
-                         "valid here: adam")
+        raise ValueError(
+            f"optimizer 'muon' needs torch.optim.Muon (torch >= 2.9), this is torch {torch.__version__}; "
+            "valid here: adam"
+        )
     matrices, rest = [], []
     for pname, p in policy.named_parameters():
         hidden = pname.startswith(("encoder.", "core."))

@@ -11,6 +11,7 @@ def plot_run(run_dir: str) -> list[str]:
     """Write ``plots/<group>.png`` for each metric group (env, loss, train, perf, selfplay), and
     ``plots/curriculum.png`` for a run with a start-state curriculum; returns the files."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -34,7 +35,7 @@ def plot_run(run_dir: str) -> list[str]:
             ax.set_title(name, fontsize=9)
             ax.set_xlabel("agent steps", fontsize=8)
             ax.tick_params(labelsize=7)
-        for ax in list(axes.flat)[len(names):]:
+        for ax in list(axes.flat)[len(names) :]:
             ax.axis("off")
         fig.tight_layout()
         path = os.path.join(out_dir, f"{group}.png")
@@ -61,7 +62,7 @@ def plot_curriculum(records: list[dict], out_dir: str, plt) -> str | None:
     parts = {}
     for part in ("share", "success"):
         prefix = f"curriculum/{part}/"
-        labels = sorted({k[len(prefix):] for r in records for k in r if k.startswith(prefix)}, key=_group_order)
+        labels = sorted({k[len(prefix) :] for r in records for k in r if k.startswith(prefix)}, key=_group_order)
         parts[part] = labels
     if not parts["share"]:
         return None
@@ -70,11 +71,25 @@ def plot_curriculum(records: list[dict], out_dir: str, plt) -> str | None:
     fig, axes = plt.subplots(1, 2, figsize=(12, 1.2 + 0.22 * len(parts["share"])), squeeze=False)
     for ax, part in zip(axes[0], ("share", "success")):
         labels = parts[part] or ["true"]
-        grid = np.array([[np.nan if r.get(f"curriculum/{part}/{label}") is None else r[f"curriculum/{part}/{label}"]
-                          for r in records] for label in labels], np.float64)
-        image = ax.imshow(np.ma.masked_invalid(grid), aspect="auto", interpolation="nearest", cmap="viridis",
-                          vmin=0.0, vmax=1.0 if part == "success" else max(1e-9, float(np.nanmax(grid, initial=0))),
-                          extent=(steps[0], right, len(labels) - 0.5, -0.5))
+        grid = np.array(
+            [
+                [
+                    np.nan if r.get(f"curriculum/{part}/{label}") is None else r[f"curriculum/{part}/{label}"]
+                    for r in records
+                ]
+                for label in labels
+            ],
+            np.float64,
+        )
+        image = ax.imshow(
+            np.ma.masked_invalid(grid),
+            aspect="auto",
+            interpolation="nearest",
+            cmap="viridis",
+            vmin=0.0,
+            vmax=1.0 if part == "success" else max(1e-9, float(np.nanmax(grid, initial=0))),
+            extent=(steps[0], right, len(labels) - 0.5, -0.5),
+        )
         ax.set_yticks(range(len(labels)), labels, fontsize=7)
         ax.set_title("share of starts drawn" if part == "share" else "recent success from the group", fontsize=9)
         ax.set_xlabel("agent steps", fontsize=8)

@@ -12,8 +12,17 @@ from sparring.train.gae import compute_gae
 def advantages_and_returns(rollout, gamma: float, lam: float) -> tuple[torch.Tensor, torch.Tensor]:
     """GAE advantages and value targets [T, N] for a collected rollout (truncated steps bootstrap from
     ``rollout.final_values``, terminated ones do not)."""
-    cpu = [x.detach().cpu().numpy() for x in (rollout.rewards, rollout.values, rollout.dones, rollout.truncated,
-                                              rollout.final_values, rollout.last_value)]
+    cpu = [
+        x.detach().cpu().numpy()
+        for x in (
+            rollout.rewards,
+            rollout.values,
+            rollout.dones,
+            rollout.truncated,
+            rollout.final_values,
+            rollout.last_value,
+        )
+    ]
     adv = torch.empty(rollout.rewards.shape)
     compute_gae(*cpu, np.float32(gamma), np.float32(lam), adv.numpy())
     adv = adv.to(rollout.values.device)
@@ -35,8 +44,9 @@ def _minibatches(rollout, cfg) -> list[torch.Tensor]:
 def _losses(policy, rollout, idx, adv, ret, cfg):
     if policy.recurrent:
         state0 = tuple(s[idx] for s in rollout.state0)
-        newlogp, entropy, newv = policy.evaluate(rollout.obs[:, idx], rollout.mask[:, idx], rollout.actions[:, idx],
-                                                 state0, rollout.resets[:, idx])
+        newlogp, entropy, newv = policy.evaluate(
+            rollout.obs[:, idx], rollout.mask[:, idx], rollout.actions[:, idx], state0, rollout.resets[:, idx]
+        )
         pick = lambda x: x[:, idx]  # noqa: E731
     else:
         flat = lambda x: x.reshape(-1, *x.shape[2:])  # noqa: E731
@@ -78,5 +88,11 @@ def ppo_update(policy: nn.Module, optimizer, rollout, cfg) -> dict:
     pg, v, ent, kl, cf = (totals / max(1, count)).tolist()
     var_ret = ret.var()
     explained = float("nan") if var_ret == 0 else (1 - (ret - rollout.values).var() / var_ret).item()
-    return {"loss/policy": pg, "loss/value": v, "loss/entropy": ent, "loss/approx_kl": kl, "loss/clipfrac": cf,
-            "loss/explained_variance": explained}
+    return {
+        "loss/policy": pg,
+        "loss/value": v,
+        "loss/entropy": ent,
+        "loss/approx_kl": kl,
+        "loss/clipfrac": cf,
+        "loss/explained_variance": explained,
+    }

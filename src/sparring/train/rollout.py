@@ -22,9 +22,15 @@ from typing import Protocol
 import numpy as np
 import torch
 
-_TORCH_DTYPES = {np.dtype(np.uint8): torch.uint8, np.dtype(np.int8): torch.int8, np.dtype(np.int16): torch.int16,
-                 np.dtype(np.int32): torch.int32, np.dtype(np.float32): torch.float32,
-                 np.dtype(np.float64): torch.float64, np.dtype(np.bool_): torch.bool}
+_TORCH_DTYPES = {
+    np.dtype(np.uint8): torch.uint8,
+    np.dtype(np.int8): torch.int8,
+    np.dtype(np.int16): torch.int16,
+    np.dtype(np.int32): torch.int32,
+    np.dtype(np.float32): torch.float32,
+    np.dtype(np.float64): torch.float64,
+    np.dtype(np.bool_): torch.bool,
+}
 
 
 class EpisodeStats:
@@ -166,8 +172,10 @@ class Rollout:
             return
         final = getattr(env, "final_obs", None)
         if final is None or len(final) != env.rows:
-            raise ValueError(f"env {env.env_cls.name!r} truncated an episode, and bootstrapping it needs the final "
-                             "observation: build the env with keep_final=True")
+            raise ValueError(
+                f"env {env.env_cls.name!r} truncated an episode, and bootstrapping it needs the final "
+                "observation: build the env with keep_final=True"
+            )
         rows = self.rows_np[at]
         # an env that ended shows its next episode in obs; a row cut off alone (its env goes on) shows its own
         ended = env.done[rows // env.num_agents]

@@ -26,14 +26,22 @@ def _resumed_config(meta: dict, overrides: dict, path: str) -> TrainConfig:
     try:
         make_train_config(None, meta["train_config"])
     except ValueError as exc:
-        raise DamagedFile(os.path.join(resolve(path), "meta.json"), f"its train_config is not valid: {exc}",
-                          REMEDY) from None
+        raise DamagedFile(
+            os.path.join(resolve(path), "meta.json"), f"its train_config is not valid: {exc}", REMEDY
+        ) from None
     return make_train_config(None, {**meta["train_config"], **overrides})
 
 
-def train(env_name: str | None = None, overrides: dict | None = None, env_config: dict | None = None,
-          opponent: str | None = None, resume: str | None = None, runs_dir: str = "runs", stream=None,
-          seats: dict | None = None) -> str:
+def train(
+    env_name: str | None = None,
+    overrides: dict | None = None,
+    env_config: dict | None = None,
+    opponent: str | None = None,
+    resume: str | None = None,
+    runs_dir: str = "runs",
+    stream=None,
+    seats: dict | None = None,
+) -> str:
     """Train (or resume) a run: config, metrics, checkpoints and plots in its folder, which it returns.
 
     The final evaluation (``eval.json``) is the ``sparring train`` command's, run after this.
@@ -65,11 +73,25 @@ def train(env_name: str | None = None, overrides: dict | None = None, env_config
         run_dir = new_folder(runs_dir, env_name)
     _check_budget(cfg)
     with open(os.path.join(run_dir, "config.json"), "w") as fh:
-        json.dump({"env": env_name, "env_config": trainer.env_config, "opponent": trainer.opponent_name,
-                   "seats": trainer.seats,
-                   "train": dataclasses.asdict(cfg)}, fh, indent=1)
-    log = MetricsLog(run_dir, metric_columns(trainer.env.env_cls), trainer.global_step if resume else None,
-                     tensorboard=cfg.tensorboard, wandb=cfg.wandb, wandb_config=dataclasses.asdict(cfg))
+        json.dump(
+            {
+                "env": env_name,
+                "env_config": trainer.env_config,
+                "opponent": trainer.opponent_name,
+                "seats": trainer.seats,
+                "train": dataclasses.asdict(cfg),
+            },
+            fh,
+            indent=1,
+        )
+    log = MetricsLog(
+        run_dir,
+        metric_columns(trainer.env.env_cls),
+        trainer.global_step if resume else None,
+        tensorboard=cfg.tensorboard,
+        wandb=cfg.wandb,
+        wandb_config=dataclasses.asdict(cfg),
+    )
     board = Dashboard(f"{env_name}  ->  {run_dir}", stream=stream)
     last_save = time.monotonic()
     try:
@@ -105,4 +127,3 @@ def _run_folder_of(path: str) -> str:
             return path
         path = os.path.dirname(path)
     raise ValueError("could not find the run folder (with metrics.jsonl) above the checkpoint")
-

@@ -12,8 +12,9 @@ def parse_anneal(text: str, vec: str = "inprocess") -> list[tuple[str, float, fl
     step, while the other backends copy the config into their workers.
     """
     if text and vec != "inprocess":
-        raise ValueError(f"--train.env_anneal needs --train.vec inprocess, got {vec!r} "
-                         "(--train.env_anneal '' turns annealing off)")
+        raise ValueError(
+            f"--train.env_anneal needs --train.vec inprocess, got {vec!r} (--train.env_anneal '' turns annealing off)"
+        )
     out = []
     for part in filter(None, (p.strip() for p in text.split(","))):
         knob, eq, rest = part.partition("=")
@@ -21,8 +22,10 @@ def parse_anneal(text: str, vec: str = "inprocess") -> list[tuple[str, float, fl
         try:
             start, end = float(value), float(until) if at else 1.0
         except ValueError:
-            raise ValueError(f"env_anneal entry {part!r}: expected KNOB=START or KNOB=START@UNTIL with numbers, "
-                             "e.g. 'reward_damage=1' or 'foresight=0@0.5'") from None
+            raise ValueError(
+                f"env_anneal entry {part!r}: expected KNOB=START or KNOB=START@UNTIL with numbers, "
+                "e.g. 'reward_damage=1' or 'foresight=0@0.5'"
+            ) from None
         if not eq or not knob.strip():
             raise ValueError(f"env_anneal entry {part!r}: expected KNOB=START[@UNTIL]")
         if not 0.0 < end <= 1.0:

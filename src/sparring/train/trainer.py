@@ -49,8 +49,14 @@ class Trainer:
     with both, the curriculum is the rollout's episode-end hook and offers every end to the archive first.
     """
 
-    def __init__(self, env_name: str, cfg: TrainConfig, env_config: dict | None = None, opponent: str | None = None,
-                 seats: dict | None = None):
+    def __init__(
+        self,
+        env_name: str,
+        cfg: TrainConfig,
+        env_config: dict | None = None,
+        opponent: str | None = None,
+        seats: dict | None = None,
+    ):
         self.env_name, self.cfg = env_name, cfg
         torch.manual_seed(cfg.seed)
         # auto leaves a core to the env step and the OS: two busy torch threads on two cores stall
@@ -59,14 +65,16 @@ class Trainer:
         self.device = pick_device(cfg.device)
         env_cls = registry.get(env_name)
         self.opponent_name, self.seats = opponent, dict(seats or {})
-        env_config, self.opponent_factory = make_opponent(env_cls, opponent, dict(env_config or {}), cfg,
-                                                          seats=self.seats)
+        env_config, self.opponent_factory = make_opponent(
+            env_cls, opponent, dict(env_config or {}), cfg, seats=self.seats
+        )
         self.env_config = env_config
         anneal = parse_anneal(cfg.env_anneal, cfg.vec)  # checked before any worker starts
         starts = load_start_states(cfg.curriculum, env_cls, env_config) if cfg.curriculum else None  # checked too
         # keep_final: truncated episodes bootstrap from their final observation (see train.rollout)
-        self.env = make_env(env_cls, cfg.num_envs, cfg.seed, cfg.vec, cfg.workers, cfg.ray_address, keep_final=True,
-                            **env_config)
+        self.env = make_env(
+            env_cls, cfg.num_envs, cfg.seed, cfg.vec, cfg.workers, cfg.ray_address, keep_final=True, **env_config
+        )
         self.policy = policy_for(self.env, cfg).to(self.device)
         self.policy.heads.to(self.device)
         self.optimizer = make_optimizer(self.policy, cfg.optimizer, cfg.lr)
@@ -76,16 +84,38 @@ class Trainer:
         if cfg.archive_fraction > 0:
             from sparring.explore.restarts import ArchiveRestarts
 
-            self.restarts = ArchiveRestarts(self.env, self.rollout.rows_np, self.rollout.state, cfg.archive_fraction,
-                                           cfg.archive_every, cfg.seed, cfg.archive_frontier, cfg.archive_start)
+            self.restarts = ArchiveRestarts(
+                self.env,
+                self.rollout.rows_np,
+                self.rollout.state,
+                cfg.archive_fraction,
+                cfg.archive_every,
+                cfg.seed,
+                cfg.archive_frontier,
+                cfg.archive_start,
+            )
             self.rollout.episode_end = self.restarts
         elif cfg.archive_start:
-            raise ValueError(f"train.archive_start {cfg.archive_start!r} needs restarts to use it: set "
-                             "train.archive_fraction (or --archive F) above 0")
+            raise ValueError(
+                f"train.archive_start {cfg.archive_start!r} needs restarts to use it: set "
+                "train.archive_fraction (or --archive F) above 0"
+            )
         # the start-state curriculum owns the archive's hook when both are on (see train.curriculum)
-        self.curriculum = None if starts is None else Curriculum(
-            self.env, self.rollout.rows_np, self.rollout.state, starts, cfg.curriculum_true, cfg.curriculum_floor,
-            cfg.curriculum_window, cfg.seed, archive=self.restarts)
+        self.curriculum = (
+            None
+            if starts is None
+            else Curriculum(
+                self.env,
+                self.rollout.rows_np,
+                self.rollout.state,
+                starts,
+                cfg.curriculum_true,
+                cfg.curriculum_floor,
+                cfg.curriculum_window,
+                cfg.seed,
+                archive=self.restarts,
+            )
+        )
         if self.curriculum is not None:
             self.rollout.episode_end = self.curriculum
         self.anneal = EnvAnneal(self.env, anneal) if anneal else None
@@ -136,9 +166,18 @@ class Trainer:
         self.iteration += 1
         if self.opponent is not None:
             self.opponent.after_update(self.iteration)
-        metrics = {"train/step": self.global_step, "train/iteration": self.iteration, "train/lr": lr,
-                   "train/sps": self.batch_size / (end - start), "train/elapsed_s": self.elapsed,
-                   "perf/rollout_s": collected - start, "perf/update_s": end - collected, **perf, **losses, **knobs}
+        metrics = {
+            "train/step": self.global_step,
+            "train/iteration": self.iteration,
+            "train/lr": lr,
+            "train/sps": self.batch_size / (end - start),
+            "train/elapsed_s": self.elapsed,
+            "perf/rollout_s": collected - start,
+            "perf/update_s": end - collected,
+            **perf,
+            **losses,
+            **knobs,
+        }
         metrics.update(self.rollout.stats.drain())
         if self.opponent is not None:
             metrics.update(self.opponent.metrics())
@@ -146,10 +185,15 @@ class Trainer:
 
     def train_state(self) -> dict:
         """Everything beyond weights and optimizer that a resume needs (JSON-able, plus arrays)."""
-        return {"global_step": self.global_step, "iteration": self.iteration, "elapsed": self.elapsed,
-                "just_done": self.rollout.just_done.cpu().numpy(), "records": self.env.snapshot(),
-                "recurrent_state": [s.cpu() for s in self.rollout.state],
-                "opponent": self.opponent.state() if self.opponent is not None else None}
+        return {
+            "global_step": self.global_step,
+            "iteration": self.iteration,
+            "elapsed": self.elapsed,
+            "just_done": self.rollout.just_done.cpu().numpy(),
+            "records": self.env.snapshot(),
+            "recurrent_state": [s.cpu() for s in self.rollout.state],
+            "opponent": self.opponent.state() if self.opponent is not None else None,
+        }
 
     def load_train_state(self, state: dict) -> None:
         """Restore what :meth:`train_state` returned (after weights and optimizer)."""

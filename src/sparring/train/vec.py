@@ -30,11 +30,17 @@ from sparring.train.vec_slices import ENV_BUFFERS, FINAL_BUFFER, SlicedEnv, merg
 def _layout(rows: int, num_envs: int, obs_spec, heads, keep_final: bool) -> dict:
     """name -> (shape, dtype, byte offset) of every shared buffer, 64-byte aligned."""
     n_heads = len(heads.sizes)
-    shapes = {"obs": ((rows, obs_spec.size), obs_spec.dtype), "mask": ((rows, heads.total), np.bool_),
-              "rewards": ((rows,), np.float32), "terminals": ((rows,), np.bool_),
-              "truncations": ((rows,), np.bool_), "actions": ((rows, n_heads), np.int32),
-              "scripted": ((rows, n_heads), np.int32), "done": ((num_envs,), np.bool_),
-              "ended_return": ((num_envs,), np.float64)}
+    shapes = {
+        "obs": ((rows, obs_spec.size), obs_spec.dtype),
+        "mask": ((rows, heads.total), np.bool_),
+        "rewards": ((rows,), np.float32),
+        "terminals": ((rows,), np.bool_),
+        "truncations": ((rows,), np.bool_),
+        "actions": ((rows, n_heads), np.int32),
+        "scripted": ((rows, n_heads), np.int32),
+        "done": ((num_envs,), np.bool_),
+        "ended_return": ((num_envs,), np.float64),
+    }
     if keep_final:
         shapes[FINAL_BUFFER] = ((rows, obs_spec.size), obs_spec.dtype)
     layout, offset = {}, 0
@@ -84,8 +90,13 @@ def _slice_commands(views: dict, env_cls, lo: int, hi: int, seed: int, config: d
     def scripted_into(name):
         env.scripted_actions(name, out=scripted)
 
-    return {"step": lambda _: env.step(actions)[-1], "reset": lambda s: seed_slice(env, s, lo),
-            "scripted": scripted_into, "snapshot": lambda _: env.snapshot(), "restore": lambda arg: env.restore(*arg)}
+    return {
+        "step": lambda _: env.step(actions)[-1],
+        "reset": lambda s: seed_slice(env, s, lo),
+        "scripted": scripted_into,
+        "snapshot": lambda _: env.snapshot(),
+        "restore": lambda arg: env.restore(*arg),
+    }
 
 
 def _reply(conn, status: str, value) -> None:
@@ -129,8 +140,9 @@ class MultiprocessEnv(SlicedEnv):
     Use as a context manager or call :meth:`close`; workers also exit when the parent dies.
     """
 
-    def __init__(self, env_cls: type, num_envs: int = 1, seed: int = 0, workers: int = 2, keep_final: bool = False,
-                 **config):
+    def __init__(
+        self, env_cls: type, num_envs: int = 1, seed: int = 0, workers: int = 2, keep_final: bool = False, **config
+    ):
         super().__init__(env_cls, num_envs, seed, workers, config, keep_final)
         layout = _layout(self.rows, self.num_envs, self.obs_spec, self.heads, self.keep_final)
         size = max(off + int(np.prod(shape)) * dt.itemsize for shape, dt, off in layout.values())
@@ -144,9 +156,21 @@ class MultiprocessEnv(SlicedEnv):
         self._finalizer = weakref.finalize(self, _shutdown, self._procs, self._conns, self._shm)
         for w in range(1, self.workers):
             parent, child = ctx.Pipe()
-            proc = ctx.Process(target=_worker, daemon=True, name=f"sparring-env-{w}",
-                               args=(child, self._shm.name, layout, env_cls, int(self.bounds[w]),
-                                     int(self.bounds[w + 1]), self.seed, config))
+            proc = ctx.Process(
+                target=_worker,
+                daemon=True,
+                name=f"sparring-env-{w}",
+                args=(
+                    child,
+                    self._shm.name,
+                    layout,
+                    env_cls,
+                    int(self.bounds[w]),
+                    int(self.bounds[w + 1]),
+                    self.seed,
+                    config,
+                ),
+            )
             proc.start()
             child.close()
             self._procs.append(proc)
@@ -220,4 +244,3 @@ class MultiprocessEnv(SlicedEnv):
     def close(self) -> None:
         """Stop the workers and free the shared memory (idempotent)."""
         self._finalizer()
-

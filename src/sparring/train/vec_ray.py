@@ -75,19 +75,30 @@ def init_ray(address: str = "", min_cpus: int = 1) -> None:
 class RayEnv(SlicedEnv):
     """``num_envs`` instances of ``env_cls`` in ``workers`` Ray actors; the interface of the multi-process backend."""
 
-    def __init__(self, env_cls: type, num_envs: int = 1, seed: int = 0, workers: int = 2, address: str = "",
-                 keep_final: bool = False, **config):
+    def __init__(
+        self,
+        env_cls: type,
+        num_envs: int = 1,
+        seed: int = 0,
+        workers: int = 2,
+        address: str = "",
+        keep_final: bool = False,
+        **config,
+    ):
         super().__init__(env_cls, num_envs, seed, workers, config, keep_final)
         import ray
 
-        self._row_slices = [slice(lo * self.num_agents, hi * self.num_agents)
-                            for lo, hi in zip(self.bounds[:-1], self.bounds[1:])]
+        self._row_slices = [
+            slice(lo * self.num_agents, hi * self.num_agents) for lo, hi in zip(self.bounds[:-1], self.bounds[1:])
+        ]
         self._env_slices = [slice(lo, hi) for lo, hi in zip(self.bounds[:-1], self.bounds[1:])]
         init_ray(address, self.workers)
         self._ray = ray
         actor = ray.remote(num_cpus=1)(_Slice)
-        self._actors = [actor.remote(env_cls, int(lo), int(hi), self.seed, config, self.keep_final)
-                        for lo, hi in zip(self.bounds[:-1], self.bounds[1:])]
+        self._actors = [
+            actor.remote(env_cls, int(lo), int(hi), self.seed, config, self.keep_final)
+            for lo, hi in zip(self.bounds[:-1], self.bounds[1:])
+        ]
         probe = BatchedEnv(env_cls, 1, seed, **config)  # the buffers' shapes and dtypes
         for name in ROW_BUFFERS:
             row = getattr(probe, name)
@@ -102,8 +113,10 @@ class RayEnv(SlicedEnv):
         except ray.exceptions.GetTimeoutError:
             self.close()
             cpus = ray.cluster_resources().get("CPU", 0)
-            raise RuntimeError(f"{self.workers} env actors (one CPU each) did not start within {START_TIMEOUT_S} s; "
-                               f"the Ray cluster has {cpus:g} CPUs in all: use fewer workers") from None
+            raise RuntimeError(
+                f"{self.workers} env actors (one CPU each) did not start within {START_TIMEOUT_S} s; "
+                f"the Ray cluster has {cpus:g} CPUs in all: use fewer workers"
+            ) from None
         except BaseException:
             self.close()
             raise

@@ -40,8 +40,14 @@ def merge_infos(infos: list) -> dict:
     if len(infos) <= 1:
         return infos[0] if infos else {}
     total = sum(i["episodes"] for i in infos)
-    return {key: total if key == "episodes" else sum(i[key] for i in infos) if key.startswith("phase/")
-            else sum(i[key] * i["episodes"] for i in infos) / total for key in infos[0]}
+    return {
+        key: total
+        if key == "episodes"
+        else sum(i[key] for i in infos)
+        if key.startswith("phase/")
+        else sum(i[key] * i["episodes"] for i in infos) / total
+        for key in infos[0]
+    }
 
 
 class SlicedEnv:
@@ -53,8 +59,7 @@ class SlicedEnv:
     ``final_obs`` is empty, as there.
     """
 
-    def __init__(self, env_cls: type, num_envs: int, seed: int, workers: int, config: dict,
-                 keep_final: bool = False):
+    def __init__(self, env_cls: type, num_envs: int, seed: int, workers: int, config: dict, keep_final: bool = False):
         if not isinstance(workers, (int, np.integer)) or not 1 <= workers <= num_envs:
             raise ValueError(f"workers must be an int in [1, num_envs={num_envs}], got {workers!r}")
         self.env_cls, self.config = env_cls, make_config(env_cls, config)
@@ -65,7 +70,7 @@ class SlicedEnv:
         self.final_obs = np.zeros((0, self.obs_spec.size), self.obs_spec.dtype)  # replaced with keep_final
         self.learner_rows = np.zeros(self.rows, np.bool_)
         for seat in env_cls.learner_seats(self.config):
-            self.learner_rows[seat::self.num_agents] = True
+            self.learner_rows[seat :: self.num_agents] = True
         self.bounds = np.linspace(0, self.num_envs, self.workers + 1).astype(np.int64)
 
     def _checked_actions(self, actions) -> np.ndarray:
@@ -75,15 +80,18 @@ class SlicedEnv:
             acts = acts.reshape(-1, 1)
         shape = (self.rows, len(self.heads.sizes))
         if acts.shape != shape:
-            raise ValueError(f"actions must have shape {shape} = (num_envs*num_agents, heads "
-                             f"{list(self.heads.names)}), got {acts.shape}")
+            raise ValueError(
+                f"actions must have shape {shape} = (num_envs*num_agents, heads "
+                f"{list(self.heads.names)}), got {acts.shape}"
+            )
         if not np.issubdtype(acts.dtype, np.integer):
             raise TypeError(f"actions must be integers, got dtype {acts.dtype}")
         bad = (acts < 0) | (acts >= self.heads.sizes)
         if bad.any():
             row, sizes = int(np.flatnonzero(bad.any(axis=1))[0]), dict(zip(self.heads.names, self.heads.sizes.tolist()))
-            raise ValueError(f"action row {row} is {acts[row].tolist()}; head sizes are {sizes} "
-                             "(valid values 0..size-1)")
+            raise ValueError(
+                f"action row {row} is {acts[row].tolist()}; head sizes are {sizes} (valid values 0..size-1)"
+            )
         return acts
 
     def _indices(self, indices) -> np.ndarray:

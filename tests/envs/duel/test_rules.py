@@ -36,7 +36,7 @@ def act(**heads):
 
 def mask_of(env, seat, head):
     off = Duel.actions.offsets[Duel.actions.names.index(head)]
-    return env.mask[seat, off:off + Duel.actions.sizes[Duel.actions.names.index(head)]]
+    return env.mask[seat, off : off + Duel.actions.sizes[Duel.actions.names.index(head)]]
 
 
 def test_learner_seats_follow_the_opponent_knob():
@@ -134,7 +134,7 @@ def test_mask_rows_agree_with_legal():
         env.step(env.scripted_actions("random"))
         for i in range(env.num_envs):
             for a in range(2):
-                want = [legal(env.records[i:i + 1][0], a, h, v) for h in range(W.HEADS) for v in range(sizes[h])]
+                want = [legal(env.records[i : i + 1][0], a, h, v) for h in range(W.HEADS) for v in range(sizes[h])]
                 assert env.mask[2 * i + a].tolist() == want
 
 

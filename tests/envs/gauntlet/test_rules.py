@@ -172,9 +172,15 @@ def test_a_monster_walks_round_the_pillar_between_it_and_a_player_who_never_move
 
 def test_no_tile_lets_a_player_who_never_moves_hide_from_a_walking_monster():
     env = make()
-    open_tiles = [(r, c) for r in range(W.ROWS) for c in range(W.COLS)
-                  if not any(W.PILLAR_R[p] <= r < W.PILLAR_R[p] + W.PILLAR and W.PILLAR_C[p] <= c < W.PILLAR_C[p]
-                             + W.PILLAR for p in range(W.PILLARS))]
+    open_tiles = [
+        (r, c)
+        for r in range(W.ROWS)
+        for c in range(W.COLS)
+        if not any(
+            W.PILLAR_R[p] <= r < W.PILLAR_R[p] + W.PILLAR and W.PILLAR_C[p] <= c < W.PILLAR_C[p] + W.PILLAR
+            for p in range(W.PILLARS)
+        )
+    ]
     rng = __import__("numpy").random.default_rng(0)
     for k in rng.choice(len(open_tiles), size=(150, 2)):
         (pr, pc), (mr, mc) = open_tiles[k[0]], open_tiles[k[1]]

@@ -47,7 +47,7 @@ def surfacing(env, seed=3, **fields):
 
 
 def test_rotations_share_their_start_and_then_differ():
-    starts = {(tuple(W.ROT_FORM[r, :W.SHARED]), tuple(W.ROT_POS[r, :W.SHARED])) for r in range(W.ROTATIONS)}
+    starts = {(tuple(W.ROT_FORM[r, : W.SHARED]), tuple(W.ROT_POS[r, : W.SHARED])) for r in range(W.ROTATIONS)}
     assert len(starts) == 1
     shown = {(W.ROT_FORM[r, W.SHARED], W.ROT_POS[r, W.SHARED]) for r in range(W.ROTATIONS)}
     assert len(shown) == W.ROTATIONS
@@ -118,15 +118,16 @@ def test_prayer_drains_and_switches_off(env):
     rec = env.records[0]
     assert rec["pp"] == 0 and rec["prayer"] == 0
     off = Serpent.actions.offsets[Serpent.actions.names.index("prayer")]
-    assert env.mask[0, off:off + 4].tolist() == [True, False, False, True]
+    assert env.mask[0, off : off + 4].tolist() == [True, False, False, True]
 
 
 def test_kill_gives_plus_one():
     env = make()
     for seed in range(40):  # a hit can roll 0 or miss
         # rotation A phase 1: ranged form at north, weak to magic; (4, 5) is in range
-        place(env, seed, boss_hp=1, surfaced=1, form=W.RANGED_FORM, pos=W.NORTH, timer=10, row=4, col=5,
-              gear=W.MAGIC_GEAR)
+        place(
+            env, seed, boss_hp=1, surfaced=1, form=W.RANGED_FORM, pos=W.NORTH, timer=10, row=4, col=5, gear=W.MAGIC_GEAR
+        )
         env.step(act(attack=W.ATTACK_BOSS))
         if env.terminals[0]:
             break

@@ -9,8 +9,30 @@ from sparring.envs.town.legal import legal
 from sparring.envs.town.observe import PLACE, SELF, SLOT
 from sparring.envs.town.text import describe, legal_actions_text
 from sparring.envs.town.world import (
-    ACCEPT, BUILD, DAY, FARM, FIRST, GATHER, GATHER_OTHERS, GOAL_COINS, HOME_COL, HOME_ROW, HOUSE, HOUSE_COINS,
-    HOUSE_WOOD, OFFER_TTL, PLACES, REJECT, SKILL_GAIN, SLOTS, TAVERN, THIRST, WHEAT, WOOD, WORK, offer_id,
+    ACCEPT,
+    BUILD,
+    DAY,
+    FARM,
+    FIRST,
+    GATHER,
+    GATHER_OTHERS,
+    GOAL_COINS,
+    HOME_COL,
+    HOME_ROW,
+    HOUSE,
+    HOUSE_COINS,
+    HOUSE_WOOD,
+    OFFER_TTL,
+    PLACES,
+    REJECT,
+    SKILL_GAIN,
+    SLOTS,
+    TAVERN,
+    THIRST,
+    WHEAT,
+    WOOD,
+    WORK,
+    offer_id,
 )
 from sparring.kit.check.play import allowed_actions
 from tests.envs.town.towns import noop, place, quiet_town, refresh

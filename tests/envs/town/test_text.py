@@ -32,21 +32,33 @@ def test_describe_tells_what_the_character_knows():
         describe(env.records[0], env.config, 8)
 
 
-@pytest.mark.parametrize("answer, how", [
-    ("go to the market", "exact"), ("5: go to the market", "exact"), ("  Go to the MARKET. ", "exact"),
-    ("5", "id"), ("action 5", "id"), ("I think I will go to the market now.", "contained"),
-    ("go to teh markett", "fuzzy"),
-])
+@pytest.mark.parametrize(
+    "answer, how",
+    [
+        ("go to the market", "exact"),
+        ("5: go to the market", "exact"),
+        ("  Go to the MARKET. ", "exact"),
+        ("5", "id"),
+        ("action 5", "id"),
+        ("I think I will go to the market now.", "contained"),
+        ("go to teh markett", "fuzzy"),
+    ],
+)
 def test_parse_maps_answers_to_the_market_move(answer, how):
     env = quiet_town()
     parsed = parse_action(answer, env.records[0], env.config, 0)
     assert (parsed.action, parsed.how) == (FIRST[GO_PLACE] + MARKET, how), parsed
 
 
-@pytest.mark.parametrize("answer, why", [
-    ("fly to the moon", "matches no legal action"), ("113", "not legal now"),
-    ("talk to Ben or talk to Cora", "names 2 legal actions"), (None, "must be text"),
-])
+@pytest.mark.parametrize(
+    "answer, why",
+    [
+        ("fly to the moon", "matches no legal action"),
+        ("113", "not legal now"),
+        ("talk to Ben or talk to Cora", "names 2 legal actions"),
+        (None, "must be text"),
+    ],
+)
 def test_parse_reports_what_it_cannot_map(answer, why):
     env = quiet_town()
     assert env.mask[0, FIRST[TALK]] and env.mask[0, FIRST[TALK] + 1]

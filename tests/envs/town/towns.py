@@ -41,4 +41,3 @@ def refresh(env, i: int = 0) -> None:
 def noop(env) -> np.ndarray:
     """Every character waits."""
     return np.zeros((env.rows, 1), np.int32)
-

@@ -14,8 +14,17 @@ def test_honest_toy_passes_every_check():
     report = run(toys.Walk)
     assert report.ok, report.text()
     checks = {f.check for f in report.findings}
-    assert {"observations", "masks", "invariants", "determinism", "snapshots", "mask honesty",
-            "gymnasium adapter", "pettingzoo adapter", "reward audit"} <= checks
+    assert {
+        "observations",
+        "masks",
+        "invariants",
+        "determinism",
+        "snapshots",
+        "mask honesty",
+        "gymnasium adapter",
+        "pettingzoo adapter",
+        "reward audit",
+    } <= checks
 
 
 def test_squared_passes():
@@ -24,16 +33,19 @@ def test_squared_passes():
     assert not [f for f in report.findings if f.status == "warn"], report.text()
 
 
-@pytest.mark.parametrize("cls, failing, where", [
-    (toys.UsesNpRandom, "determinism", "env"),
-    (toys.HidesState, "hidden state", "step 1"),
-    (toys.HidesState, "determinism", "step"),
-    (toys.LiesInMask, "mask honesty", "tick"),
-    (toys.EmitsNaN, "observations", "obs[0]"),
-    (toys.ExceedsBounds, "observations", "obs[1]"),
-    (toys.ForbidsEverything, "masks", "tick 3"),
-    (toys.BreaksInvariant, "invariants", "env"),
-])
+@pytest.mark.parametrize(
+    "cls, failing, where",
+    [
+        (toys.UsesNpRandom, "determinism", "env"),
+        (toys.HidesState, "hidden state", "step 1"),
+        (toys.HidesState, "determinism", "step"),
+        (toys.LiesInMask, "mask honesty", "tick"),
+        (toys.EmitsNaN, "observations", "obs[0]"),
+        (toys.ExceedsBounds, "observations", "obs[1]"),
+        (toys.ForbidsEverything, "masks", "tick 3"),
+        (toys.BreaksInvariant, "invariants", "env"),
+    ],
+)
 def test_broken_env_fails_the_right_check(cls, failing, where):
     report = run(cls)
     assert not report.ok

@@ -49,4 +49,3 @@ def test_the_doctor_runs_the_stall_audit():
     report = check(toys.PaysForStalling, steps=100, audit_episodes=60)
     assert report.ok  # a warning, not a failure
     assert [f.status for f in report.findings if f.check == "stall audit"] == ["warn"], report.text()
-

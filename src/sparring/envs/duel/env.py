@@ -28,8 +28,24 @@ from sparring.envs.duel.observe import OBS_SIZE, write_obs
 from sparring.envs.duel.rules import new_fight, resolve_tick
 from sparring.envs.duel.scripted import random, reactive, robot, tribrid
 from sparring.envs.duel.world import (
-    ARENA, COMBOS, EAT_TICKS, FOODS, FREEZE_TICKS, HEADS, IMMUNE_TICKS, MAX_DELAY, MAX_HP, MAX_SPEED, METRICS,
-    OPPONENTS, PHASES, POTS, PRAY_MAX, SIZES, SPEC_HIT, SPEC_MAX,
+    ARENA,
+    COMBOS,
+    EAT_TICKS,
+    FOODS,
+    FREEZE_TICKS,
+    HEADS,
+    IMMUNE_TICKS,
+    MAX_DELAY,
+    MAX_HP,
+    MAX_SPEED,
+    METRICS,
+    OPPONENTS,
+    PHASES,
+    POTS,
+    PRAY_MAX,
+    SIZES,
+    SPEC_HIT,
+    SPEC_MAX,
 )
 from sparring.kit import Env, Heads, Obs, choice, kernel, knob
 
@@ -38,20 +54,27 @@ from sparring.kit import Env, Heads, Obs, choice, kernel, knob
 class DuelConfig:
     """Knobs of `duel`."""
 
-    opponent: str = choice("robot", OPPONENTS, "Who plays seat 1: a scripted tier, or 'learner' (actions from "
-                                               "outside, e.g. self-play).")
-    foresight: float = knob(0.5, "Chance per tick that the scripted robot sees seat 0's chosen actions before "
-                                 "choosing its own (the other tiers ignore it).")
-    max_ticks: int = knob(250, "Tick limit; reaching it is a loss for both fighters (-1 each, metric "
-                               "timed_out).")
-    low_hp: float = knob(0.4, "Hp fraction below which a fighter is low (phase 'low_hp'; 'finish' once it also "
-                              "has no food left).")
-    reward_damage: float = knob(0.0, "Shaping, opt-in: reward per full hp bar of damage dealt (metric "
-                                     "shaping_damage).")
-    reward_taken: float = knob(0.0, "Shaping, opt-in: penalty per full hp bar of damage taken (metric shaping_taken); "
-                                    "equal to reward_damage it makes the shaping zero-sum.")
-    reward_prayer: float = knob(0.0, "Shaping, opt-in: reward each time one's prayer protects from a launched hit "
-                                     "(metric shaping_prayer).")
+    opponent: str = choice(
+        "robot", OPPONENTS, "Who plays seat 1: a scripted tier, or 'learner' (actions from outside, e.g. self-play)."
+    )
+    foresight: float = knob(
+        0.5,
+        "Chance per tick that the scripted robot sees seat 0's chosen actions before "
+        "choosing its own (the other tiers ignore it).",
+    )
+    max_ticks: int = knob(250, "Tick limit; reaching it is a loss for both fighters (-1 each, metric timed_out).")
+    low_hp: float = knob(
+        0.4, "Hp fraction below which a fighter is low (phase 'low_hp'; 'finish' once it also has no food left)."
+    )
+    reward_damage: float = knob(0.0, "Shaping, opt-in: reward per full hp bar of damage dealt (metric shaping_damage).")
+    reward_taken: float = knob(
+        0.0,
+        "Shaping, opt-in: penalty per full hp bar of damage taken (metric shaping_taken); "
+        "equal to reward_damage it makes the shaping zero-sum.",
+    )
+    reward_prayer: float = knob(
+        0.0, "Shaping, opt-in: reward each time one's prayer protects from a launched hit (metric shaping_prayer)."
+    )
 
 
 # The kit inlines reset, step and observe into its batched loops (observe four
@@ -80,18 +103,52 @@ def _obs(cfg) -> Obs:
 
 
 def _fighter_fields() -> dict:
-    names = ("hp", "pp", "spec", "gear", "prayer", "atk", "eat", "frozen", "immune", "food", "combo", "pots",
-             "row", "col", "p_left", "p_style", "p_dmg", "p_freeze")
+    names = (
+        "hp",
+        "pp",
+        "spec",
+        "gear",
+        "prayer",
+        "atk",
+        "eat",
+        "frozen",
+        "immune",
+        "food",
+        "combo",
+        "pots",
+        "row",
+        "col",
+        "p_left",
+        "p_style",
+        "p_dmg",
+        "p_freeze",
+    )
     return {n: ("i4", (2,)) for n in names}
 
 
 # valid values per fighter (checked before a state from a file reaches a kernel; gear and p_style index the
 # weapon tables, the last actions the observation's one-hots)
-BOUNDS = {"hp": (0, MAX_HP), "pp": (0, PRAY_MAX), "spec": (0, SPEC_MAX), "gear": (0, 2), "prayer": (0, 3),
-          "atk": (0, MAX_SPEED), "eat": (0, EAT_TICKS), "frozen": (0, FREEZE_TICKS), "immune": (0, IMMUNE_TICKS),
-          "food": (0, FOODS), "combo": (0, COMBOS), "pots": (0, POTS), "row": (0, ARENA - 1), "col": (0, ARENA - 1),
-          "p_left": (0, MAX_DELAY), "p_style": (0, 2), "p_dmg": (0, SPEC_HIT), "p_freeze": (0, 1),
-          "last": (0, np.array(SIZES) - 1)}
+BOUNDS = {
+    "hp": (0, MAX_HP),
+    "pp": (0, PRAY_MAX),
+    "spec": (0, SPEC_MAX),
+    "gear": (0, 2),
+    "prayer": (0, 3),
+    "atk": (0, MAX_SPEED),
+    "eat": (0, EAT_TICKS),
+    "frozen": (0, FREEZE_TICKS),
+    "immune": (0, IMMUNE_TICKS),
+    "food": (0, FOODS),
+    "combo": (0, COMBOS),
+    "pots": (0, POTS),
+    "row": (0, ARENA - 1),
+    "col": (0, ARENA - 1),
+    "p_left": (0, MAX_DELAY),
+    "p_style": (0, 2),
+    "p_dmg": (0, SPEC_HIT),
+    "p_freeze": (0, 1),
+    "last": (0, np.array(SIZES) - 1),
+}
 
 
 class Duel(Env):
@@ -126,9 +183,23 @@ class Duel(Env):
     def invariants(s, cfg) -> list[str]:
         """Values inside their ranges; fighters on distinct arena tiles; freeze and immunity exclusive."""
         bad = []
-        limits = {"hp": MAX_HP, "pp": PRAY_MAX, "spec": SPEC_MAX, "food": FOODS, "combo": COMBOS, "pots": POTS,
-                  "atk": MAX_SPEED, "eat": EAT_TICKS, "frozen": FREEZE_TICKS, "immune": IMMUNE_TICKS,
-                  "p_left": MAX_DELAY, "gear": 2, "prayer": 3, "row": ARENA - 1, "col": ARENA - 1}
+        limits = {
+            "hp": MAX_HP,
+            "pp": PRAY_MAX,
+            "spec": SPEC_MAX,
+            "food": FOODS,
+            "combo": COMBOS,
+            "pots": POTS,
+            "atk": MAX_SPEED,
+            "eat": EAT_TICKS,
+            "frozen": FREEZE_TICKS,
+            "immune": IMMUNE_TICKS,
+            "p_left": MAX_DELAY,
+            "gear": 2,
+            "prayer": 3,
+            "row": ARENA - 1,
+            "col": ARENA - 1,
+        }
         for field, top in limits.items():
             for a in range(2):
                 if not 0 <= s[field][a] <= top:
@@ -143,5 +214,6 @@ class Duel(Env):
     @staticmethod
     def cell(s, cfg) -> tuple:
         """Go-Explore cell: hp in tenths, supplies left and freezes, per fighter."""
-        return tuple((int(s["hp"][a]) // 10, int(s["food"][a] + s["combo"][a]), bool(s["frozen"][a] > 0))
-                     for a in range(2))
+        return tuple(
+            (int(s["hp"][a]) // 10, int(s["food"][a] + s["combo"][a]), bool(s["frozen"][a] > 0)) for a in range(2)
+        )

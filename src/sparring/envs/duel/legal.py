@@ -7,8 +7,27 @@ scripted fighters, so that all of them judge the same way.
 import numpy as np
 
 from sparring.envs.duel.world import (
-    ARENA, COMBO, EAT, FOOD, HEADS, HIT_CHANCE, MELEE, MOVE, NORTH, POTION, PRAY_OFF, PRAYER, RANGE, RANGED, SIZES,
-    SOUTH, SPEC_COST, STAY, STYLE, WEST, EAST,
+    ARENA,
+    COMBO,
+    EAT,
+    FOOD,
+    HEADS,
+    HIT_CHANCE,
+    MELEE,
+    MOVE,
+    NORTH,
+    POTION,
+    PRAY_OFF,
+    PRAYER,
+    RANGE,
+    RANGED,
+    SIZES,
+    SOUTH,
+    SPEC_COST,
+    STAY,
+    STYLE,
+    WEST,
+    EAST,
 )
 from sparring.kit import helper, kernel
 

@@ -15,8 +15,26 @@ against before the other's weapon is ready. The mask is
 
 from sparring.envs.duel.legal import distance, hit_chance, write_mask
 from sparring.envs.duel.world import (
-    ARENA, COMBOS, EAT_TICKS, FOODS, FREEZE_TICKS, HEADS, IMMUNE_TICKS, MAX_DELAY, MAX_HIT, MAX_HP, MAX_SPEED,
-    MELEE, POTS, PRAY_MAX, PRAYED_DEN, PRAYED_NUM, RANGE, SIZES, SPEC_MAX, SPEED,
+    ARENA,
+    COMBOS,
+    EAT_TICKS,
+    FOODS,
+    FREEZE_TICKS,
+    HEADS,
+    IMMUNE_TICKS,
+    MAX_DELAY,
+    MAX_HIT,
+    MAX_HP,
+    MAX_SPEED,
+    MELEE,
+    POTS,
+    PRAY_MAX,
+    PRAYED_DEN,
+    PRAYED_NUM,
+    RANGE,
+    SIZES,
+    SPEC_MAX,
+    SPEED,
 )
 from sparring.kit import helper
 

@@ -8,17 +8,45 @@ from typing import TextIO
 import numpy as np
 
 from sparring.envs.duel.world import (
-    COMBO, EAT, EAT_BOTH, EAT_DELAY, EAT_TICKS, EAST, FOOD, HEADS, MOVE, NORTH, POTION, PRAY_OFF, PRAYER, SOUTH,
-    SPEC, SPEC_COST, STYLE, TIMED_OUT, WEST,
+    COMBO,
+    EAT,
+    EAT_BOTH,
+    EAT_DELAY,
+    EAT_TICKS,
+    EAST,
+    FOOD,
+    HEADS,
+    MOVE,
+    NORTH,
+    POTION,
+    PRAY_OFF,
+    PRAYER,
+    SOUTH,
+    SPEC,
+    SPEC_COST,
+    STYLE,
+    TIMED_OUT,
+    WEST,
 )
 from sparring.kit.batch import BatchedEnv
 
 # key -> (head, value); within one line, a later key for the same head wins
 KEYS = {
-    "w": (MOVE, NORTH), "s": (MOVE, SOUTH), "a": (MOVE, WEST), "d": (MOVE, EAST),
-    "1": (STYLE, 1), "2": (STYLE, 2), "3": (STYLE, 3),
-    "q": (PRAYER, 1), "e": (PRAYER, 2), "r": (PRAYER, 3), "o": (PRAYER, PRAY_OFF),
-    "f": (FOOD, EAT), "c": (FOOD, COMBO), "b": (FOOD, EAT_BOTH), "p": (FOOD, POTION),
+    "w": (MOVE, NORTH),
+    "s": (MOVE, SOUTH),
+    "a": (MOVE, WEST),
+    "d": (MOVE, EAST),
+    "1": (STYLE, 1),
+    "2": (STYLE, 2),
+    "3": (STYLE, 3),
+    "q": (PRAYER, 1),
+    "e": (PRAYER, 2),
+    "r": (PRAYER, 3),
+    "o": (PRAYER, PRAY_OFF),
+    "f": (FOOD, EAT),
+    "c": (FOOD, COMBO),
+    "b": (FOOD, EAT_BOTH),
+    "p": (FOOD, POTION),
     "x": (SPEC, 1),
 }
 HELP = f"""Keys (type any of them on one line, then Enter; an empty line waits a tick):
@@ -92,7 +120,14 @@ def play(stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout, seed: int = 0, 
         if env.done[0]:
             result = float(rew[0])
             timed_out = env.records[0]["metrics"][TIMED_OUT] > 0.5
-            verdict = ("Time is up: a loss for both." if timed_out else "You win!" if result > 0
-                       else "You lose." if result < 0 else "Draw.")
+            verdict = (
+                "Time is up: a loss for both."
+                if timed_out
+                else "You win!"
+                if result > 0
+                else "You lose."
+                if result < 0
+                else "Draw."
+            )
             stdout.write("\n" + env.render_ansi(0) + f"\n{verdict} (reward {result:+.0f})\n")
             return result

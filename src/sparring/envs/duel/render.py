@@ -41,13 +41,15 @@ def _projectile(s, a) -> str:
 
 
 def _fighter_lines(s, a) -> list[str]:
-    return [f"{LETTERS[a]} fighter {a}",
-            f"  hp {_bar(int(s['hp'][a]), MAX_HP)} {int(s['hp'][a]):>2}/{MAX_HP}",
-            f"  {STYLES[int(s['gear'][a])]} gear, {_prayer(s, a)} ({int(s['pp'][a])}/{PRAY_MAX} pts)",
-            f"  {_timers(s, a)}",
-            f"  food {int(s['food'][a])}/{FOODS} combo {int(s['combo'][a])}/{COMBOS} "
-            f"pots {int(s['pots'][a])}/{POTS} spec {int(s['spec'][a])}%",
-            f"  outgoing: {_projectile(s, a)}"]
+    return [
+        f"{LETTERS[a]} fighter {a}",
+        f"  hp {_bar(int(s['hp'][a]), MAX_HP)} {int(s['hp'][a]):>2}/{MAX_HP}",
+        f"  {STYLES[int(s['gear'][a])]} gear, {_prayer(s, a)} ({int(s['pp'][a])}/{PRAY_MAX} pts)",
+        f"  {_timers(s, a)}",
+        f"  food {int(s['food'][a])}/{FOODS} combo {int(s['combo'][a])}/{COMBOS} "
+        f"pots {int(s['pots'][a])}/{POTS} spec {int(s['spec'][a])}%",
+        f"  outgoing: {_projectile(s, a)}",
+    ]
 
 
 def render_ansi(s, cfg) -> str:
@@ -71,15 +73,15 @@ def render_rgb(s, cfg, tile: int = 16) -> np.ndarray:
     width = ARENA * tile
     for a in range(2):
         hp = int(width * max(0, int(s["hp"][a])) / MAX_HP)
-        img[a * bar:(a + 1) * bar - 1, :] = (60, 20, 20)
-        img[a * bar:(a + 1) * bar - 1, :hp] = (40, 200, 60)
+        img[a * bar : (a + 1) * bar - 1, :] = (60, 20, 20)
+        img[a * bar : (a + 1) * bar - 1, :hp] = (40, 200, 60)
         colour = np.array(GEAR_RGB[int(s["gear"][a])], np.uint8)
         if s["frozen"][a]:
             colour = colour // 2
         r, c = 2 * bar + int(s["row"][a]) * tile, int(s["col"][a]) * tile
-        img[r + 1:r + tile - 1, c + 1:c + tile - 1] = colour
+        img[r + 1 : r + tile - 1, c + 1 : c + tile - 1] = colour
         if s["prayer"][a]:
-            img[r + 1:r + 4, c + 1:c + tile - 1] = GEAR_RGB[int(s["prayer"][a]) - 1]
+            img[r + 1 : r + 4, c + 1 : c + tile - 1] = GEAR_RGB[int(s["prayer"][a]) - 1]
     return img
 
 
@@ -103,15 +105,23 @@ def describe(s, cfg, agent: int = 0) -> str:
     """What fighter ``agent`` sees, in plain English."""
     a, o = agent, 1 - agent
     dr, dc = int(s["row"][o]) - int(s["row"][a]), int(s["col"][o]) - int(s["col"][a])
-    where = ", ".join(p for p in (f"{abs(dr)} {'south' if dr > 0 else 'north'}" if dr else "",
-                                  f"{abs(dc)} {'east' if dc > 0 else 'west'}" if dc else "") if p)
+    where = ", ".join(
+        p
+        for p in (
+            f"{abs(dr)} {'south' if dr > 0 else 'north'}" if dr else "",
+            f"{abs(dc)} {'east' if dc > 0 else 'west'}" if dc else "",
+        )
+        if p
+    )
     dist = max(abs(dr), abs(dc))
-    return (f"Tick {int(s['tick'])} of {cfg.max_ticks}. "
-            f"You have {int(s['hp'][a])}/{MAX_HP} hp and {int(s['pp'][a])}/{PRAY_MAX} prayer points; you wear "
-            f"{STYLES[int(s['gear'][a])]} gear, {_prayer(s, a)}; {_timers(s, a)}. "
-            f"Supplies: {int(s['food'][a])} food, {int(s['combo'][a])} combo food, {int(s['pots'][a])} potion doses, "
-            f"{int(s['spec'][a])}% special energy. "
-            f"The opponent is {dist} tile{'s' if dist != 1 else ''} away ({where}) with {int(s['hp'][o])}/{MAX_HP} "
-            f"hp, {STYLES[int(s['gear'][o])]} gear, {_prayer(s, o)}; {_timers(s, o)}. "
-            f"Incoming: {_projectile(s, o)}. Yours: {_projectile(s, a)}. "
-            f"Last tick the opponent: {_last_actions(s, o)}.")
+    return (
+        f"Tick {int(s['tick'])} of {cfg.max_ticks}. "
+        f"You have {int(s['hp'][a])}/{MAX_HP} hp and {int(s['pp'][a])}/{PRAY_MAX} prayer points; you wear "
+        f"{STYLES[int(s['gear'][a])]} gear, {_prayer(s, a)}; {_timers(s, a)}. "
+        f"Supplies: {int(s['food'][a])} food, {int(s['combo'][a])} combo food, {int(s['pots'][a])} potion doses, "
+        f"{int(s['spec'][a])}% special energy. "
+        f"The opponent is {dist} tile{'s' if dist != 1 else ''} away ({where}) with {int(s['hp'][o])}/{MAX_HP} "
+        f"hp, {STYLES[int(s['gear'][o])]} gear, {_prayer(s, o)}; {_timers(s, o)}. "
+        f"Incoming: {_projectile(s, o)}. Yours: {_projectile(s, a)}. "
+        f"Last tick the opponent: {_last_actions(s, o)}."
+    )

@@ -11,8 +11,28 @@ import numpy as np
 
 from sparring.envs.duel.legal import can_attack, can_eat, can_move, distance, hit_chance, legal, target
 from sparring.envs.duel.world import (
-    COMBO, EAT, EAT_BOTH, EAT_DELAY, FOOD, HEADS, MAGIC, MAX_HIT, MELEE, MOVE, NO_FOOD, POTION, PRAY_OFF, PRAYER,
-    RANGE, RANGED, SIZES, SPEC, SPEC_COST, SPEED, STAY, STYLE,
+    COMBO,
+    EAT,
+    EAT_BOTH,
+    EAT_DELAY,
+    FOOD,
+    HEADS,
+    MAGIC,
+    MAX_HIT,
+    MELEE,
+    MOVE,
+    NO_FOOD,
+    POTION,
+    PRAY_OFF,
+    PRAYER,
+    RANGE,
+    RANGED,
+    SIZES,
+    SPEC,
+    SPEC_COST,
+    SPEED,
+    STAY,
+    STYLE,
 )
 from sparring.kit import helper, kernel, rand_float, rand_int
 

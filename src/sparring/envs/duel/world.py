@@ -36,9 +36,7 @@ MAX_SPEED = 5  # the slowest weapon's ticks between attacks: the attack timer's 
 RANGE = (1, 7, 10)
 MAX_HIT = (30, 26, 28)
 # HIT_CHANCE[3 * attack_style + defender_gear]
-HIT_CHANCE = (0.60, 0.85, 0.40,
-              0.40, 0.60, 0.85,
-              0.85, 0.40, 0.60)
+HIT_CHANCE = (0.60, 0.85, 0.40, 0.40, 0.60, 0.85, 0.85, 0.40, 0.60)
 PRAYED_NUM, PRAYED_DEN = 2, 5
 MAX_DELAY = 4
 
@@ -62,7 +60,20 @@ OPPONENTS = ("random", "reactive", "tribrid", "robot", "learner")
 RANDOM, REACTIVE, TRIBRID, ROBOT, LEARNER = range(5)
 PHASES = ("opening", "trading", "low_hp", "finish")
 OPENING, TRADING, LOW_HP, FINISH = range(4)
-METRICS = ("win", "draw", "timed_out", "damage_dealt", "damage_taken", "prayed_hits", "food_eaten", "specs",
-           "freezes", "shaping_damage", "shaping_taken", "shaping_prayer")
-(WIN, DRAW, TIMED_OUT, DEALT, TAKEN, PRAYED, EATEN, SPECS, FREEZES, SHAPING_DAMAGE, SHAPING_TAKEN,
- SHAPING_PRAYER) = range(12)
+METRICS = (
+    "win",
+    "draw",
+    "timed_out",
+    "damage_dealt",
+    "damage_taken",
+    "prayed_hits",
+    "food_eaten",
+    "specs",
+    "freezes",
+    "shaping_damage",
+    "shaping_taken",
+    "shaping_prayer",
+)
+(WIN, DRAW, TIMED_OUT, DEALT, TAKEN, PRAYED, EATEN, SPECS, FREEZES, SHAPING_DAMAGE, SHAPING_TAKEN, SHAPING_PRAYER) = (
+    range(12)
+)

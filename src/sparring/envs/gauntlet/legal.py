@@ -7,8 +7,31 @@ observation and the scripted players, so that all of them judge the same way.
 import numpy as np
 
 from sparring.envs.gauntlet.world import (
-    ALIVE, COLS, DC, DR, DRINK_HEAL, FINAL_WAVE, GEAR, GEAR_RANGE, HEADS, MAX_HP, MOVE, PILLAR, PILLAR_C, PILLAR_R,
-    PILLARS, PRAY_MAX, PRAY_OFF, PRAYER, ROWS, SHIELD_HALF, SHIELD_ROW, SIZES, SLOTS, TARGET, ZUK,
+    ALIVE,
+    COLS,
+    DC,
+    DR,
+    DRINK_HEAL,
+    FINAL_WAVE,
+    GEAR,
+    GEAR_RANGE,
+    HEADS,
+    MAX_HP,
+    MOVE,
+    PILLAR,
+    PILLAR_C,
+    PILLAR_R,
+    PILLARS,
+    PRAY_MAX,
+    PRAY_OFF,
+    PRAYER,
+    ROWS,
+    SHIELD_HALF,
+    SHIELD_ROW,
+    SIZES,
+    SLOTS,
+    TARGET,
+    ZUK,
 )
 from sparring.kit import helper, kernel
 
@@ -79,8 +102,11 @@ def update_visibility(s):
     for k in range(SLOTS):
         vis = 0
         if s.m_state[k] == ALIVE:
-            vis = 1 if k == 0 or clear_line(s, np.int64(s.m_r[k]), np.int64(s.m_c[k]), np.int64(s.row),
-                                            np.int64(s.col)) else 0
+            vis = (
+                1
+                if k == 0 or clear_line(s, np.int64(s.m_r[k]), np.int64(s.m_c[k]), np.int64(s.row), np.int64(s.col))
+                else 0
+            )
         s.m_vis[k] = vis
 
 

@@ -3,8 +3,30 @@
 from __future__ import annotations
 
 from sparring.envs.gauntlet.world import (
-    ALIVE, BURROWED, COLS, DEAD, FINAL_WAVE, HEALS, HP, MAX_HP, PILLAR, PILLAR_C, PILLAR_HP, PILLAR_R, PILLARS,
-    PRAY_MAX, RESTORES, ROWS, SHIELD_HALF, SHIELD_ROW, SLOTS, STAGE_NAMES, TYPE_LETTERS, TYPE_NAMES, WAVES, ZUK,
+    ALIVE,
+    BURROWED,
+    COLS,
+    DEAD,
+    FINAL_WAVE,
+    HEALS,
+    HP,
+    MAX_HP,
+    PILLAR,
+    PILLAR_C,
+    PILLAR_HP,
+    PILLAR_R,
+    PILLARS,
+    PRAY_MAX,
+    RESTORES,
+    ROWS,
+    SHIELD_HALF,
+    SHIELD_ROW,
+    SLOTS,
+    STAGE_NAMES,
+    TYPE_LETTERS,
+    TYPE_NAMES,
+    WAVES,
+    ZUK,
 )
 
 PRAYERS = ("no prayer", "protect from melee", "protect from ranged", "protect from magic")
@@ -55,18 +77,20 @@ def _monster_lines(s) -> list[str]:
 def render_ansi(s, cfg) -> str:
     """The arena (monsters by letter: n b o s M R G J h) beside the run's numbers and the monster list."""
     pillars = " ".join(str(int(v)) for v in s["pil_hp"])
-    info = [f"tick {int(s['tick'])}/{cfg.max_ticks}  wave {int(s['wave'])}/{WAVES}{_stage(s)}",
-            f"hp {int(s['hp'])}/{MAX_HP}  prayer {int(s['pp'])}/{PRAY_MAX}",
-            f"{PRAYERS[int(s['prayer'])]}, {GEARS[int(s['gear'])]} gear",
-            "weapon ready" if s["atk"] == 0 else f"weapon in {int(s['atk'])}",
-            f"heals {int(s['heals'])}/{HEALS}  restores {int(s['restores'])}/{RESTORES}",
-            f"pillars {pillars}"]
+    info = [
+        f"tick {int(s['tick'])}/{cfg.max_ticks}  wave {int(s['wave'])}/{WAVES}{_stage(s)}",
+        f"hp {int(s['hp'])}/{MAX_HP}  prayer {int(s['pp'])}/{PRAY_MAX}",
+        f"{PRAYERS[int(s['prayer'])]}, {GEARS[int(s['gear'])]} gear",
+        "weapon ready" if s["atk"] == 0 else f"weapon in {int(s['atk'])}",
+        f"heals {int(s['heals'])}/{HEALS}  restores {int(s['restores'])}/{RESTORES}",
+        f"pillars {pillars}",
+    ]
     if int(s["wave"]) == FINAL_WAVE and s["m_state"][0] == ALIVE:
         info.append(f"final boss hp {int(s['m_hp'][0])}/{HP[ZUK]}, big hit in {int(s['m_atk'][0])}")
     info += _monster_lines(s)
     grid = _tiles(s)
     lines = ["".join(row) + ("   " + info[k] if k < len(info) else "") for k, row in enumerate(grid)]
-    lines += ["   " + line for line in info[len(grid):]]
+    lines += ["   " + line for line in info[len(grid) :]]
     return "\n".join(lines)
 
 
@@ -74,15 +98,27 @@ def describe(s, cfg, agent: int = 0) -> str:
     """The run in words, from the player's side."""
     alive = [TYPE_NAMES[int(s["m_type"][k])] for k in range(SLOTS) if s["m_state"][k] == ALIVE]
     standing = sum(1 for p in range(PILLARS) if s["pil_hp"][p] > 0)
-    return (f"Wave {int(s['wave'])} of {WAVES}{_stage(s)}. You stand at row {int(s['row'])}, column "
-            f"{int(s['col'])} with {int(s['hp'])} of {MAX_HP} hp and {int(s['pp'])} prayer points "
-            f"({PRAYERS[int(s['prayer'])]}), wearing {GEARS[int(s['gear'])]} gear. Monsters: "
-            f"{', '.join(alive) or 'none'}. {standing} pillars stand. Heals {int(s['heals'])}, restores "
-            f"{int(s['restores'])}. Tick {int(s['tick'])} of {cfg.max_ticks}.")
+    return (
+        f"Wave {int(s['wave'])} of {WAVES}{_stage(s)}. You stand at row {int(s['row'])}, column "
+        f"{int(s['col'])} with {int(s['hp'])} of {MAX_HP} hp and {int(s['pp'])} prayer points "
+        f"({PRAYERS[int(s['prayer'])]}), wearing {GEARS[int(s['gear'])]} gear. Monsters: "
+        f"{', '.join(alive) or 'none'}. {standing} pillars stand. Heals {int(s['heals'])}, restores "
+        f"{int(s['restores'])}. Tick {int(s['tick'])} of {cfg.max_ticks}."
+    )
 
 
-TYPE_FILL = ("#9a6324", "#f58231", "#3cb44b", "#bfef45", "#e6194b", "#4363d8", "#911eb4", "#000075", "#fabed4",
-             "#800000")
+TYPE_FILL = (
+    "#9a6324",
+    "#f58231",
+    "#3cb44b",
+    "#bfef45",
+    "#e6194b",
+    "#4363d8",
+    "#911eb4",
+    "#000075",
+    "#fabed4",
+    "#800000",
+)
 
 
 def draw(s, cfg) -> list[dict]:
@@ -92,13 +128,39 @@ def draw(s, cfg) -> list[dict]:
     shapes = [{"type": "rect", "x": 0, "y": top, "w": COLS, "h": ROWS, "fill": "#8a7f6a"}]
     for p in range(PILLARS):
         if s["pil_hp"][p] > 0:
-            shapes.append({"type": "rect", "x": int(PILLAR_C[p]), "y": int(PILLAR_R[p]) + top, "w": PILLAR,
-                           "h": PILLAR, "fill": "#333"})
-            shapes.append({"type": "bar", "x": int(PILLAR_C[p]), "y": int(PILLAR_R[p]) + top - 0.5, "w": PILLAR,
-                           "h": 0.4, "value": int(s["pil_hp"][p]), "max": PILLAR_HP, "fill": "#aaa"})
+            shapes.append(
+                {
+                    "type": "rect",
+                    "x": int(PILLAR_C[p]),
+                    "y": int(PILLAR_R[p]) + top,
+                    "w": PILLAR,
+                    "h": PILLAR,
+                    "fill": "#333",
+                }
+            )
+            shapes.append(
+                {
+                    "type": "bar",
+                    "x": int(PILLAR_C[p]),
+                    "y": int(PILLAR_R[p]) + top - 0.5,
+                    "w": PILLAR,
+                    "h": 0.4,
+                    "value": int(s["pil_hp"][p]),
+                    "max": PILLAR_HP,
+                    "fill": "#aaa",
+                }
+            )
     if int(s["wave"]) == FINAL_WAVE:
-        shapes.append({"type": "rect", "x": int(s["shield_c"]) - SHIELD_HALF, "y": SHIELD_ROW + top + 0.3,
-                       "w": 2 * SHIELD_HALF + 1, "h": 0.4, "fill": "#ffe119"})
+        shapes.append(
+            {
+                "type": "rect",
+                "x": int(s["shield_c"]) - SHIELD_HALF,
+                "y": SHIELD_ROW + top + 0.3,
+                "w": 2 * SHIELD_HALF + 1,
+                "h": 0.4,
+                "fill": "#ffe119",
+            }
+        )
     for k in range(SLOTS):
         if s["m_state"][k] != ALIVE:
             continue
@@ -106,19 +168,41 @@ def draw(s, cfg) -> list[dict]:
         x, y = int(s["m_c"][k]) + 0.5, int(s["m_r"][k]) + top + 0.5
         if kind == ZUK:
             x, y = COLS / 2, 0.8
-        shapes.append({"type": "circle", "x": x, "y": y, "r": 0.7 if kind == ZUK else 0.45, "fill": TYPE_FILL[kind],
-                       "stroke": "#fff" if int(s["target"]) == k else "#000", "width": 0.1})
-        shapes.append({"type": "text", "x": x - 0.25, "y": y + 0.25, "text": TYPE_LETTERS[kind], "size": 0.6,
-                       "fill": "#fff"})
-    shapes.append({"type": "circle", "x": int(s["col"]) + 0.5, "y": int(s["row"]) + top + 0.5, "r": 0.45,
-                   "fill": "#f0f0f0"})
+        shapes.append(
+            {
+                "type": "circle",
+                "x": x,
+                "y": y,
+                "r": 0.7 if kind == ZUK else 0.45,
+                "fill": TYPE_FILL[kind],
+                "stroke": "#fff" if int(s["target"]) == k else "#000",
+                "width": 0.1,
+            }
+        )
+        shapes.append(
+            {"type": "text", "x": x - 0.25, "y": y + 0.25, "text": TYPE_LETTERS[kind], "size": 0.6, "fill": "#fff"}
+        )
+    shapes.append(
+        {"type": "circle", "x": int(s["col"]) + 0.5, "y": int(s["row"]) + top + 0.5, "r": 0.45, "fill": "#f0f0f0"}
+    )
     y = ROWS + top + 0.3
     bars = [("hp", int(s["hp"]), MAX_HP, "#3cb44b"), ("prayer", int(s["pp"]), PRAY_MAX, "#4363d8")]
     if int(s["wave"]) == FINAL_WAVE:
         bars.append(("final boss", int(s["m_hp"][0]), HP[ZUK], "#e6194b"))
     for label, value, top_value, fill in bars:
-        shapes.append({"type": "bar", "x": 0, "y": y, "w": COLS, "h": 0.5, "value": value, "max": top_value,
-                       "label": label, "fill": fill})
+        shapes.append(
+            {
+                "type": "bar",
+                "x": 0,
+                "y": y,
+                "w": COLS,
+                "h": 0.5,
+                "value": value,
+                "max": top_value,
+                "label": label,
+                "fill": fill,
+            }
+        )
         y += 0.7
     return shapes
 
@@ -126,8 +210,16 @@ def draw(s, cfg) -> list[dict]:
 def invariants(s, cfg) -> list[str]:
     """Values inside their ranges; the player inside the arena, off standing pillars; slots consistent."""
     bad = []
-    limits = {"hp": MAX_HP, "pp": PRAY_MAX, "heals": HEALS, "restores": RESTORES, "prayer": 3, "gear": 1,
-              "row": ROWS - 1, "col": COLS - 1}
+    limits = {
+        "hp": MAX_HP,
+        "pp": PRAY_MAX,
+        "heals": HEALS,
+        "restores": RESTORES,
+        "prayer": 3,
+        "gear": 1,
+        "row": ROWS - 1,
+        "col": COLS - 1,
+    }
     for field, top in limits.items():
         if not 0 <= s[field] <= top:
             bad.append(f"{field} {s[field]} outside [0, {top}]")
@@ -138,8 +230,11 @@ def invariants(s, cfg) -> list[str]:
     for p in range(PILLARS):
         if not 0 <= s["pil_hp"][p] <= PILLAR_HP:
             bad.append(f"pillar {p} hp {s['pil_hp'][p]} outside [0, {PILLAR_HP}]")
-        elif s["pil_hp"][p] > 0 and PILLAR_R[p] <= s["row"] < PILLAR_R[p] + PILLAR \
-                and PILLAR_C[p] <= s["col"] < PILLAR_C[p] + PILLAR:
+        elif (
+            s["pil_hp"][p] > 0
+            and PILLAR_R[p] <= s["row"] < PILLAR_R[p] + PILLAR
+            and PILLAR_C[p] <= s["col"] < PILLAR_C[p] + PILLAR
+        ):
             bad.append(f"player at ({s['row']}, {s['col']}) inside standing pillar {p}")
     for k in range(SLOTS):
         state = int(s["m_state"][k])

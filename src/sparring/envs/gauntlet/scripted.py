@@ -42,9 +42,47 @@ from sparring.envs.gauntlet.legal import cheb, clear_line, in_reach, legal, open
 from sparring.envs.gauntlet.monsters import can_hit
 from sparring.envs.gauntlet.observe import fill_forecast
 from sparring.envs.gauntlet.world import (
-    ALIVE, BAT, BLOB, BOSS, COLS, DC, DR, DRINK_HEAL, DRINK_RESTORE, FINAL_WAVE, FORECAST, GEAR, GEAR_RANGE, HEADS,
-    HEALER, KEEP, MAGE, MAGIC, MAX_HIT, MELEE, MELEER, MOVE, NIBBLER, PILLARS, PRAY_OFF, PRAYER, RANGER, ROWS,
-    SHIELD_HALF, SHIELD_MAX, SHIELD_MIN, SHIELD_ROW, SLOTS, SPLIT, STYLE, SUPPLY, TAGGED, TARGET, TYPES, WEAK, ZUK,
+    ALIVE,
+    BAT,
+    BLOB,
+    BOSS,
+    COLS,
+    DC,
+    DR,
+    DRINK_HEAL,
+    DRINK_RESTORE,
+    FINAL_WAVE,
+    FORECAST,
+    GEAR,
+    GEAR_RANGE,
+    HEADS,
+    HEALER,
+    KEEP,
+    MAGE,
+    MAGIC,
+    MAX_HIT,
+    MELEE,
+    MELEER,
+    MOVE,
+    NIBBLER,
+    PILLARS,
+    PRAY_OFF,
+    PRAYER,
+    RANGER,
+    ROWS,
+    SHIELD_HALF,
+    SHIELD_MAX,
+    SHIELD_MIN,
+    SHIELD_ROW,
+    SLOTS,
+    SPLIT,
+    STYLE,
+    SUPPLY,
+    TAGGED,
+    TARGET,
+    TYPES,
+    WEAK,
+    ZUK,
     ZUK_HIT,
 )
 from sparring.kit import helper, kernel
@@ -321,8 +359,11 @@ def dodge(s, base, act):
         if not legal(s, np.int64(MOVE), np.int64(m)):
             continue
         s.row, s.col = r0 + DR[m], c0 + DC[m]
-        if m != base and final and (s.row > SHIELD_ROW + BAND
-                                    or not shielded(s, np.int64(s.row), np.int64(s.col), np.int64(SHIELD_HALF))):
+        if (
+            m != base
+            and final
+            and (s.row > SHIELD_ROW + BAND or not shielded(s, np.int64(s.row), np.int64(s.col), np.int64(SHIELD_HALF)))
+        ):
             continue
         incoming(s, hits)
         style, top = -1, 0.0

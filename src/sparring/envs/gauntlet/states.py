@@ -32,8 +32,9 @@ def worn_states(wave: int, n: int, seed: int = 0, **config) -> np.ndarray:
     return BatchedEnv(Gauntlet, num_envs=n, seed=seed, **config).snapshot()
 
 
-def scripted_states(wave: int, n: int, policy: str = "competent", seed: int = 0, num_envs: int = 256,
-                    max_steps: int = 20000, **config) -> np.ndarray:
+def scripted_states(
+    wave: int, n: int, policy: str = "competent", seed: int = 0, num_envs: int = 256, max_steps: int = 20000, **config
+) -> np.ndarray:
     """Up to ``n`` records of scripted runs on the tick they reached ``wave`` (one per run; fresh ones for wave 1).
 
     Runs that die sooner are replaced by new ones; stops after ``max_steps``
@@ -60,8 +61,9 @@ def scripted_states(wave: int, n: int, policy: str = "competent", seed: int = 0,
     return np.concatenate(kept)[:n] if kept else np.zeros(0, Gauntlet.record_dtype)
 
 
-def arrival_states(per_wave: int, policy: str = "expert", seed: int = 0, runs: int | None = None,
-                   **config) -> np.ndarray:
+def arrival_states(
+    per_wave: int, policy: str = "expert", seed: int = 0, runs: int | None = None, **config
+) -> np.ndarray:
     """Up to ``per_wave`` records of scripted runs at every wave, each on the tick its run reached that wave.
 
     ``runs`` runs (``2 * per_wave`` by default) play from ``config``'s start (wave 1 by default) to their end,

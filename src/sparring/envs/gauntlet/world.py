@@ -103,7 +103,7 @@ def _wave_table() -> np.ndarray:
     table = np.full((REGULAR + 1, len(_ORDER)), -1, np.int64)
     for w in range(1, REGULAR + 1):
         kinds = [t for bit, t in enumerate(_ORDER) if w >> bit & 1]
-        table[w, :len(kinds)] = kinds
+        table[w, : len(kinds)] = kinds
     return table
 
 
@@ -144,13 +144,26 @@ SRC_MELEE, SRC_RANGED, SRC_MAGIC, SRC_BOSS, SRC_ZUK, SRC_PILLAR = range(6)
 SOURCES = ("melee", "ranged", "magic", "boss", "final_boss", "pillar")
 FORECAST = 4  # ticks of incoming-hit forecast
 
-METRICS = ("win", "wave", "lowest_hp", *(f"taken_{n}" for n in SOURCES), *(f"killed_by_{n}" for n in SOURCES),
-           "healers_tagged", "healers_killed", "heals_used", "restores_used", "pillars_lost", "timed_out",
-           "shaping_wave", "shaping_hp")
+METRICS = (
+    "win",
+    "wave",
+    "lowest_hp",
+    *(f"taken_{n}" for n in SOURCES),
+    *(f"killed_by_{n}" for n in SOURCES),
+    "healers_tagged",
+    "healers_killed",
+    "heals_used",
+    "restores_used",
+    "pillars_lost",
+    "timed_out",
+    "shaping_wave",
+    "shaping_hp",
+)
 WIN, WAVE_REACHED, LOWEST_HP = range(3)  # win: the run was cleared (what eval counts)
 TAKEN, KILLED_BY = 3, 3 + len(SOURCES)
-(HEALERS_TAGGED, HEALERS_KILLED, HEALS_USED, RESTORES_USED, PILLARS_LOST, TIMED_OUT, SHAPING_WAVE,
- SHAPING_HP) = range(3 + 2 * len(SOURCES), len(METRICS))
+(HEALERS_TAGGED, HEALERS_KILLED, HEALS_USED, RESTORES_USED, PILLARS_LOST, TIMED_OUT, SHAPING_WAVE, SHAPING_HP) = range(
+    3 + 2 * len(SOURCES), len(METRICS)
+)
 
 # the config's death penalties
 DEATHS = ("progress", "flat", "zero")

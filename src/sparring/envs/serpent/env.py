@@ -31,10 +31,40 @@ from sparring.envs.serpent.observe import OBS_SIZE, write_obs
 from sparring.envs.serpent.rules import new_fight, resolve_tick
 from sparring.envs.serpent.scripted import reactive, reference
 from sparring.envs.serpent.world import (
-    ADD_HP, ADD_SLOTS, ADD_SPEED, ANTIVENOM_DOSES, ANTIVENOM_TICKS, ATTACK, BOSS_SPEED, CLOUD_SLOTS, CLOUD_TICKS, DEALT,
-    DEATHS, DIVE_TICKS, DRAIN_EVERY, EAT_TICKS, GEAR, GRID, MAX_HP, METRICS, MOVE, PHASES, PHASES_SEEN, PRAY_MAX,
-    PRAYER, PRAYER_DOSES, ROT_NAMES, ROTATIONS, SIZES, SMASH_REST, SPEED, STARE_TICKS, SUPPLY, SURFACE_TICKS,
-    VENOM_EVERY, VENOM_MAX,
+    ADD_HP,
+    ADD_SLOTS,
+    ADD_SPEED,
+    ANTIVENOM_DOSES,
+    ANTIVENOM_TICKS,
+    ATTACK,
+    BOSS_SPEED,
+    CLOUD_SLOTS,
+    CLOUD_TICKS,
+    DEALT,
+    DEATHS,
+    DIVE_TICKS,
+    DRAIN_EVERY,
+    EAT_TICKS,
+    GEAR,
+    GRID,
+    MAX_HP,
+    METRICS,
+    MOVE,
+    PHASES,
+    PHASES_SEEN,
+    PRAY_MAX,
+    PRAYER,
+    PRAYER_DOSES,
+    ROT_NAMES,
+    ROTATIONS,
+    SIZES,
+    SMASH_REST,
+    SPEED,
+    STARE_TICKS,
+    SUPPLY,
+    SURFACE_TICKS,
+    VENOM_EVERY,
+    VENOM_MAX,
 )
 from sparring.kit import Env, Heads, Obs, choice, kernel, knob
 
@@ -45,12 +75,15 @@ class SerpentConfig:
 
     boss_hp: int = knob(360, "The boss's hit points.")
     food: int = knob(4, "Food the player brings (each heals 20).")
-    max_ticks: int = knob(600, "Tick limit; reaching it ends the fight as a death does (same penalty, metric "
-                               "timed_out).")
-    death: str = choice("progress", DEATHS, "Reward at the player's death: -1, 0, or -(1 - fraction of the boss's "
-                                             "hp taken).")
-    reward_damage: float = knob(0.0, "Shaping, opt-in: reward per full boss hp bar of damage dealt (metric "
-                                     "shaping_damage).")
+    max_ticks: int = knob(
+        600, "Tick limit; reaching it ends the fight as a death does (same penalty, metric timed_out)."
+    )
+    death: str = choice(
+        "progress", DEATHS, "Reward at the player's death: -1, 0, or -(1 - fraction of the boss's hp taken)."
+    )
+    reward_damage: float = knob(
+        0.0, "Shaping, opt-in: reward per full boss hp bar of damage dealt (metric shaping_damage)."
+    )
 
 
 # thin kernels over compiled helpers keep the kit's inlined batch loops small
@@ -77,12 +110,42 @@ def _obs(cfg) -> Obs:
 
 
 def _state() -> dict:
-    ints = ("row", "col", "hp", "pp", "drain", "prayer", "gear", "atk", "eat", "food", "doses", "antivenom", "venom",
-            "venom_t", "venom_immune", "rotation", "stage", "boss_hp", "form", "pos", "surfaced", "timer", "boss_atk",
-            "stare", "stare_r", "stare_c")
+    ints = (
+        "row",
+        "col",
+        "hp",
+        "pp",
+        "drain",
+        "prayer",
+        "gear",
+        "atk",
+        "eat",
+        "food",
+        "doses",
+        "antivenom",
+        "venom",
+        "venom_t",
+        "venom_immune",
+        "rotation",
+        "stage",
+        "boss_hp",
+        "form",
+        "pos",
+        "surfaced",
+        "timer",
+        "boss_atk",
+        "stare",
+        "stare_r",
+        "stare_c",
+    )
     state = {n: "i4" for n in ints}
-    state.update(seen_form=("i1", (PHASES,)), seen_pos=("i1", (PHASES,)), cloud_r=("i1", (CLOUD_SLOTS,)),
-                 cloud_c=("i1", (CLOUD_SLOTS,)), cloud_t=("i2", (CLOUD_SLOTS,)))
+    state.update(
+        seen_form=("i1", (PHASES,)),
+        seen_pos=("i1", (PHASES,)),
+        cloud_r=("i1", (CLOUD_SLOTS,)),
+        cloud_c=("i1", (CLOUD_SLOTS,)),
+        cloud_t=("i2", (CLOUD_SLOTS,)),
+    )
     state.update({n: ("i4", (ADD_SLOTS,)) for n in ("add_r", "add_c", "add_hp", "add_atk")})
     return state
 
@@ -91,16 +154,43 @@ def _bounds(cfg) -> dict:
     """Valid state values (checked before a state from a file reaches a kernel): tiles on the platform, indices of
     the rotation tables and the observation's one-hots, timers and supplies within what the rules set."""
     tile = (0, GRID - 1)
-    return {"row": tile, "col": tile, "hp": (0, MAX_HP), "pp": (0, PRAY_MAX), "drain": (0, DRAIN_EVERY - 1),
-            "prayer": (0, 2), "gear": (0, 1), "atk": (0, SPEED), "eat": (0, EAT_TICKS), "food": (0, cfg.food),
-            "doses": (0, PRAYER_DOSES), "antivenom": (0, ANTIVENOM_DOSES), "venom": (0, VENOM_MAX),
-            "venom_t": (0, VENOM_EVERY), "venom_immune": (0, ANTIVENOM_TICKS), "rotation": (0, ROTATIONS - 1),
-            "stage": (0, PHASES - 1), "boss_hp": (0, cfg.boss_hp), "form": (-1, 2), "pos": (-1, 3),
-            "surfaced": (0, 1), "timer": (0, max(DIVE_TICKS, SURFACE_TICKS)),
-            "boss_atk": (0, max(BOSS_SPEED, SMASH_REST)), "stare": (0, STARE_TICKS), "stare_r": tile,
-            "stare_c": tile, "seen_form": (-1, 2), "seen_pos": (-1, 3), "cloud_r": tile, "cloud_c": tile,
-            "cloud_t": (0, CLOUD_TICKS), "add_r": tile, "add_c": tile, "add_hp": (0, ADD_HP),
-            "add_atk": (0, ADD_SPEED)}
+    return {
+        "row": tile,
+        "col": tile,
+        "hp": (0, MAX_HP),
+        "pp": (0, PRAY_MAX),
+        "drain": (0, DRAIN_EVERY - 1),
+        "prayer": (0, 2),
+        "gear": (0, 1),
+        "atk": (0, SPEED),
+        "eat": (0, EAT_TICKS),
+        "food": (0, cfg.food),
+        "doses": (0, PRAYER_DOSES),
+        "antivenom": (0, ANTIVENOM_DOSES),
+        "venom": (0, VENOM_MAX),
+        "venom_t": (0, VENOM_EVERY),
+        "venom_immune": (0, ANTIVENOM_TICKS),
+        "rotation": (0, ROTATIONS - 1),
+        "stage": (0, PHASES - 1),
+        "boss_hp": (0, cfg.boss_hp),
+        "form": (-1, 2),
+        "pos": (-1, 3),
+        "surfaced": (0, 1),
+        "timer": (0, max(DIVE_TICKS, SURFACE_TICKS)),
+        "boss_atk": (0, max(BOSS_SPEED, SMASH_REST)),
+        "stare": (0, STARE_TICKS),
+        "stare_r": tile,
+        "stare_c": tile,
+        "seen_form": (-1, 2),
+        "seen_pos": (-1, 3),
+        "cloud_r": tile,
+        "cloud_c": tile,
+        "cloud_t": (0, CLOUD_TICKS),
+        "add_r": tile,
+        "add_c": tile,
+        "add_hp": (0, ADD_HP),
+        "add_atk": (0, ADD_SPEED),
+    }
 
 
 class Serpent(Env):
@@ -109,8 +199,9 @@ class Serpent(Env):
     name = "serpent"
     num_agents = 1
     obs = staticmethod(_obs)
-    actions = Heads(move=SIZES[MOVE], prayer=SIZES[PRAYER], gear=SIZES[GEAR], attack=SIZES[ATTACK],
-                    supply=SIZES[SUPPLY])
+    actions = Heads(
+        move=SIZES[MOVE], prayer=SIZES[PRAYER], gear=SIZES[GEAR], attack=SIZES[ATTACK], supply=SIZES[SUPPLY]
+    )
     state = _state()
     bounds = staticmethod(_bounds)
     phases = tuple(f"{ROT_NAMES[r]}/{k + 1}" for r in range(ROTATIONS) for k in range(PHASES))
@@ -129,8 +220,12 @@ class Serpent(Env):
     @staticmethod
     def cell(s, cfg) -> tuple:
         """Go-Explore cell: phase, boss hp in tenths, player hp in quarters, supplies left."""
-        return (int(s["phase"]), int(s["boss_hp"]) * 10 // cfg.boss_hp, int(s["hp"]) // 25,
-                int(s["food"] + s["doses"] + s["antivenom"]))
+        return (
+            int(s["phase"]),
+            int(s["boss_hp"]) * 10 // cfg.boss_hp,
+            int(s["hp"]) // 25,
+            int(s["food"] + s["doses"] + s["antivenom"]),
+        )
 
     cell_fields = ("dealt", "phase", "hp", "supplies")
     start_group_key = "phase"

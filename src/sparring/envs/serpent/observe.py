@@ -15,9 +15,31 @@ import numpy as np
 
 from sparring.envs.serpent.legal import boss_distance, in_smash, shadowed, walkable, write_mask
 from sparring.envs.serpent.world import (
-    ADD_HP, ADD_SLOTS, ANTIVENOM_DOSES, ANTIVENOM_TICKS, BOSS_SPEED, CLOUD_SLOTS, DC, DR, EAT_TICKS, GO_EAST, GO_NORTH,
-    GO_SOUTH, GO_WEST, GRID, MAX_HP, PHASES, PRAY_MAX, PRAYER_DOSES, RANGE, SPEED, STARE_TICKS, STAY, SURFACE_TICKS,
-    VENOM_EVERY, VENOM_MAX,
+    ADD_HP,
+    ADD_SLOTS,
+    ANTIVENOM_DOSES,
+    ANTIVENOM_TICKS,
+    BOSS_SPEED,
+    CLOUD_SLOTS,
+    DC,
+    DR,
+    EAT_TICKS,
+    GO_EAST,
+    GO_NORTH,
+    GO_SOUTH,
+    GO_WEST,
+    GRID,
+    MAX_HP,
+    PHASES,
+    PRAY_MAX,
+    PRAYER_DOSES,
+    RANGE,
+    SPEED,
+    STARE_TICKS,
+    STAY,
+    SURFACE_TICKS,
+    VENOM_EVERY,
+    VENOM_MAX,
 )
 from sparring.kit import helper
 

@@ -18,9 +18,32 @@ import numpy as np
 
 from sparring.envs.serpent.legal import boss_distance, cloud_at, in_smash, legal, shadowed, walkable
 from sparring.envs.serpent.world import (
-    ANTIVENOM, ATTACK, ATTACK_ADD, ATTACK_BOSS, DC, DR, EAT, GEAR, GRID, HEADS, KEEP, MAGIC_FORM, MOVE, PHASES,
-    PRAY_OFF, PRAYER, PRAYER_DOSE, PROTECT_MAGIC, PROTECT_RANGED, RANGE, RANGED_FORM, ROT_FORM, ROT_POS, ROTATIONS,
-    SUPPLY, WEAKNESS,
+    ANTIVENOM,
+    ATTACK,
+    ATTACK_ADD,
+    ATTACK_BOSS,
+    DC,
+    DR,
+    EAT,
+    GEAR,
+    GRID,
+    HEADS,
+    KEEP,
+    MAGIC_FORM,
+    MOVE,
+    PHASES,
+    PRAY_OFF,
+    PRAYER,
+    PRAYER_DOSE,
+    PROTECT_MAGIC,
+    PROTECT_RANGED,
+    RANGE,
+    RANGED_FORM,
+    ROT_FORM,
+    ROT_POS,
+    ROTATIONS,
+    SUPPLY,
+    WEAKNESS,
 )
 from sparring.kit import helper, kernel
 

@@ -32,8 +32,24 @@ import numpy as np
 GRID = 11
 # 1 = blocked: the four cut corners and four pillars
 BLOCKED = np.zeros((GRID, GRID), np.bool_)
-for _r, _c in ((0, 0), (0, 1), (1, 0), (0, 9), (0, 10), (1, 10), (9, 0), (10, 0), (10, 1), (9, 10), (10, 10),
-               (10, 9), (2, 2), (2, 8), (8, 2), (8, 8)):
+for _r, _c in (
+    (0, 0),
+    (0, 1),
+    (1, 0),
+    (0, 9),
+    (0, 10),
+    (1, 10),
+    (9, 0),
+    (10, 0),
+    (10, 1),
+    (9, 10),
+    (10, 10),
+    (10, 9),
+    (2, 2),
+    (2, 8),
+    (8, 2),
+    (8, 8),
+):
     BLOCKED[_r, _c] = True
 del _r, _c
 START_ROW, START_COL = 5, 5
@@ -49,14 +65,24 @@ RANGED_FORM, MAGIC_FORM, MELEE_FORM = range(3)
 PHASES, ROTATIONS, SHARED = 10, 4, 3
 R, M, X = RANGED_FORM, MAGIC_FORM, MELEE_FORM
 N, E, S, W = NORTH, EAST, SOUTH, WEST
-ROT_FORM = np.array([[R, X, M, R, X, M, R, M, X, M],
-                     [R, X, M, R, M, X, R, M, R, M],
-                     [R, X, M, M, R, M, X, R, M, R],
-                     [R, X, M, M, X, R, M, X, R, M]], np.int64)
-ROT_POS = np.array([[N, N, N, S, S, W, N, N, E, N],
-                    [N, N, N, W, S, N, E, S, W, N],
-                    [N, N, N, E, S, W, N, E, N, W],
-                    [N, N, N, W, E, S, N, W, E, S]], np.int64)
+ROT_FORM = np.array(
+    [
+        [R, X, M, R, X, M, R, M, X, M],
+        [R, X, M, R, M, X, R, M, R, M],
+        [R, X, M, M, R, M, X, R, M, R],
+        [R, X, M, M, X, R, M, X, R, M],
+    ],
+    np.int64,
+)
+ROT_POS = np.array(
+    [
+        [N, N, N, S, S, W, N, N, E, N],
+        [N, N, N, W, S, N, E, S, W, N],
+        [N, N, N, E, S, W, N, E, N, W],
+        [N, N, N, W, E, S, N, W, E, S],
+    ],
+    np.int64,
+)
 ROT_NAMES = ("A", "B", "C", "D")
 
 # action heads; value 0 of every head is "do nothing" and always allowed
@@ -110,8 +136,37 @@ SRC_VENOM, SRC_CLOUDS, SRC_SMASH, SRC_RANGED, SRC_MAGIC, SRC_ADDS = range(6)
 # the config's death penalties, and the episode metrics in order
 DEATHS = ("minus_one", "zero", "progress")
 MINUS_ONE, ZERO, PROGRESS = range(3)
-METRICS = ("win", "timed_out", "kill_time", "damage_dealt", "taken_venom", "taken_clouds", "taken_smash",
-           "taken_ranged", "taken_magic", "taken_adds", "food_eaten", "prayer_doses", "antivenom_doses",
-           "phases_seen", "shaping_damage")
-(WIN, TIMED_OUT, KILL_TIME, DEALT, TAKEN, _, _, _, _, _, FOOD_EATEN, DOSES_USED, ANTIVENOM_USED, PHASES_SEEN,
- SHAPING_DAMAGE) = range(len(METRICS))
+METRICS = (
+    "win",
+    "timed_out",
+    "kill_time",
+    "damage_dealt",
+    "taken_venom",
+    "taken_clouds",
+    "taken_smash",
+    "taken_ranged",
+    "taken_magic",
+    "taken_adds",
+    "food_eaten",
+    "prayer_doses",
+    "antivenom_doses",
+    "phases_seen",
+    "shaping_damage",
+)
+(
+    WIN,
+    TIMED_OUT,
+    KILL_TIME,
+    DEALT,
+    TAKEN,
+    _,
+    _,
+    _,
+    _,
+    _,
+    FOOD_EATEN,
+    DOSES_USED,
+    ANTIVENOM_USED,
+    PHASES_SEEN,
+    SHAPING_DAMAGE,
+) = range(len(METRICS))

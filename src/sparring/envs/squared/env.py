@@ -141,11 +141,14 @@ class Squared(Env):
         """The grid for the HTML viewer, one world unit per tile: target square, agent disc."""
         n = cfg.size
         tr, tc = divmod(int(s["target"]), n)
-        shapes = [{"type": "rect", "x": 0, "y": 0, "w": n, "h": n, "fill": "#1e1e1e", "stroke": "#555"},
-                  {"type": "rect", "x": tc, "y": tr, "w": 1, "h": 1, "fill": "#dc3c3c"}]
+        shapes = [
+            {"type": "rect", "x": 0, "y": 0, "w": n, "h": n, "fill": "#1e1e1e", "stroke": "#555"},
+            {"type": "rect", "x": tc, "y": tr, "w": 1, "h": 1, "fill": "#dc3c3c"},
+        ]
         if 0 <= s["row"] < n and 0 <= s["col"] < n:
-            shapes.append({"type": "circle", "x": int(s["col"]) + 0.5, "y": int(s["row"]) + 0.5, "r": 0.4,
-                           "fill": "#3ca0e6"})
+            shapes.append(
+                {"type": "circle", "x": int(s["col"]) + 0.5, "y": int(s["row"]) + 0.5, "r": 0.4, "fill": "#3ca0e6"}
+            )
         return shapes
 
     @staticmethod
@@ -153,8 +156,10 @@ class Squared(Env):
         """Where the agent and the target are, in words."""
         n = cfg.size
         tr, tc = divmod(int(s["target"]), n)
-        return (f"You are at row {s['row']}, column {s['col']} of a {n}x{n} grid. "
-                f"The target is at row {tr}, column {tc}. Tick {s['tick']} of {3 * n}.")
+        return (
+            f"You are at row {s['row']}, column {s['col']} of a {n}x{n} grid. "
+            f"The target is at row {tr}, column {tc}. Tick {s['tick']} of {3 * n}."
+        )
 
     @staticmethod
     def invariants(s, cfg) -> list[str]:

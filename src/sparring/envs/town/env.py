@@ -33,7 +33,18 @@ from sparring.envs.town import render, text
 from sparring.envs.town.planner import planner
 from sparring.envs.town.rules import new_town, tick
 from sparring.envs.town.world import (
-    DAY, GOALS, GOODS, MAX_CHARACTERS, MAX_COINS, MAX_GOOD, MAX_PRICE, NEEDS, NUM_ACTIONS, OFFER_TTL, SIZE, SKILLS,
+    DAY,
+    GOALS,
+    GOODS,
+    MAX_CHARACTERS,
+    MAX_COINS,
+    MAX_GOOD,
+    MAX_PRICE,
+    NEEDS,
+    NUM_ACTIONS,
+    OFFER_TTL,
+    SIZE,
+    SKILLS,
     SLOTS,
 )
 from sparring.kit import Env, Heads, Obs, kernel, knob
@@ -44,13 +55,20 @@ class TownConfig:
     """Knobs of `town`."""
 
     days: int = knob(3, "Days per episode (48 ticks of half an hour each).")
-    background: int = knob(0, "How many characters (the last seats) the scripted planner plays inside the env; "
-                              "the rest are learners. 0..characters-1.")
+    background: int = knob(
+        0,
+        "How many characters (the last seats) the scripted planner plays inside the env; "
+        "the rest are learners. 0..characters-1.",
+    )
     faint_penalty: float = knob(1.0, "Reward lost by a character when it faints (a need reached 0).")
-    reward_needs: float = knob(0.0, "Shaping, opt-in: reward per tick times the character's mean need (metric "
-                                    "shaping_needs).")
-    reward_team: float = knob(0.0, "Shaping, opt-in: a standing character's reward, times the fraction of the other "
-                                   "characters who complete their goal this tick (metric shaping_team).")
+    reward_needs: float = knob(
+        0.0, "Shaping, opt-in: reward per tick times the character's mean need (metric shaping_needs)."
+    )
+    reward_team: float = knob(
+        0.0,
+        "Shaping, opt-in: a standing character's reward, times the fraction of the other "
+        "characters who complete their goal this tick (metric shaping_team).",
+    )
 
 
 # thin kernels over compiled helpers keep the kit's inlined batch loops small
@@ -78,11 +96,30 @@ def _obs(cfg) -> Obs:
 
 
 def _state(n: int) -> dict:
-    per = {"row": "i4", "col": "i4", "coins": "i4", "goal": "i4", "goal_done": "i4", "alive": "i4", "built": "i4",
-           "inbox": "i4", "out_to": "i4", "out_good": "i4", "out_price": "i4", "out_ttl": "i4", "last": "i4"}
+    per = {
+        "row": "i4",
+        "col": "i4",
+        "coins": "i4",
+        "goal": "i4",
+        "goal_done": "i4",
+        "alive": "i4",
+        "built": "i4",
+        "inbox": "i4",
+        "out_to": "i4",
+        "out_good": "i4",
+        "out_price": "i4",
+        "out_ttl": "i4",
+        "last": "i4",
+    }
     state = {k: (v, (n,)) for k, v in per.items()}
-    state.update(needs=("f4", (n, NEEDS)), skill=("f4", (n, SKILLS)), goods=("i4", (n, GOODS)),
-                 worked=("i4", (n, SKILLS)), slots=("i4", (n, SLOTS)), rel=("f4", (n, n)))
+    state.update(
+        needs=("f4", (n, NEEDS)),
+        skill=("f4", (n, SKILLS)),
+        goods=("i4", (n, GOODS)),
+        worked=("i4", (n, SKILLS)),
+        slots=("i4", (n, SLOTS)),
+        rel=("f4", (n, n)),
+    )
     return state
 
 
@@ -90,11 +127,27 @@ def _bounds(n: int) -> dict:
     """Valid state values for ``n`` characters (checked before a state from a file reaches a kernel): tiles on
     the map, character ids (-1: none) where a kernel indexes by one, goods, goals and action ids by their tables."""
     who = (-1, n - 1)
-    return {"row": (0, SIZE - 1), "col": (0, SIZE - 1), "coins": (0, MAX_COINS), "goal": (0, GOALS - 1),
-            "goal_done": (0, 1), "alive": (0, 1), "built": (0, 1), "inbox": who, "out_to": who,
-            "out_good": (0, GOODS - 1), "out_price": (0, MAX_PRICE), "out_ttl": (0, OFFER_TTL + 1),
-            "last": (0, NUM_ACTIONS - 1), "needs": (0.0, 1.0), "skill": (0.0, 1.0), "goods": (0, MAX_GOOD),
-            "worked": (0, None), "slots": who, "rel": (0.0, 1.0)}
+    return {
+        "row": (0, SIZE - 1),
+        "col": (0, SIZE - 1),
+        "coins": (0, MAX_COINS),
+        "goal": (0, GOALS - 1),
+        "goal_done": (0, 1),
+        "alive": (0, 1),
+        "built": (0, 1),
+        "inbox": who,
+        "out_to": who,
+        "out_good": (0, GOODS - 1),
+        "out_price": (0, MAX_PRICE),
+        "out_ttl": (0, OFFER_TTL + 1),
+        "last": (0, NUM_ACTIONS - 1),
+        "needs": (0.0, 1.0),
+        "skill": (0.0, 1.0),
+        "goods": (0, MAX_GOOD),
+        "worked": (0, None),
+        "slots": who,
+        "rel": (0.0, 1.0),
+    }
 
 
 class Town(Env):
@@ -112,8 +165,20 @@ class Town(Env):
         return _bounds(cls.num_agents)
 
     phases = ("day", "night", "crisis")
-    metrics = ("goal_rate", "survival", "faints", "trades", "trade_coins", "mean_price", "spec_entropy", "coin_gini",
-               "friendships", "houses", "shaping_needs", "shaping_team")
+    metrics = (
+        "goal_rate",
+        "survival",
+        "faints",
+        "trades",
+        "trade_coins",
+        "mean_price",
+        "spec_entropy",
+        "coin_gini",
+        "friendships",
+        "houses",
+        "shaping_needs",
+        "shaping_team",
+    )
     Config = TownConfig
     reset, step, observe = reset, step, observe
     scripted = {"planner": planner}
@@ -123,8 +188,10 @@ class Town(Env):
     def learner_seats(cls, config) -> tuple[int, ...]:
         """The first ``characters - background`` seats."""
         if not 0 <= config.background < cls.num_agents:
-            raise ValueError(f"town: background must be in [0, {cls.num_agents - 1}] for {cls.num_agents} "
-                             f"characters, got {config.background}")
+            raise ValueError(
+                f"town: background must be in [0, {cls.num_agents - 1}] for {cls.num_agents} "
+                f"characters, got {config.background}"
+            )
         return tuple(range(cls.num_agents - config.background))
 
     render_ansi = staticmethod(render.render_ansi)
@@ -160,9 +227,18 @@ def town_class(n: int) -> type:
         raise ValueError(f"town: characters must be an int in [2, {MAX_CHARACTERS}], got {n!r}")
     n = int(n)
     if n not in _CLASSES:
-        _CLASSES[n] = type(f"Town{n}", (Town,), {"name": f"town{n}", "num_agents": n, "state": _state(n),
-                                                  "__qualname__": f"Town{n}", "__module__": __name__,
-                                                  "__doc__": f"`town` with {n} characters."})
+        _CLASSES[n] = type(
+            f"Town{n}",
+            (Town,),
+            {
+                "name": f"town{n}",
+                "num_agents": n,
+                "state": _state(n),
+                "__qualname__": f"Town{n}",
+                "__module__": __name__,
+                "__doc__": f"`town` with {n} characters.",
+            },
+        )
     return _CLASSES[n]
 
 

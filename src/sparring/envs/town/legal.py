@@ -7,10 +7,52 @@ its turn comes (the good was sold meanwhile), and then does nothing.
 """
 
 from sparring.envs.town.world import (
-    ACCEPT, ARG, BAKERY, BREAD, BUILD, BUY, BUY_PRICE, DAY, DRINK_ACT, EAT, FARM, FIRST, FOREST, GIVE, GO_CHAR,
-    GO_PLACE, GOOD, GOODS, HOME, HOME_COL, HOME_ROW, HOUSE_COINS, HOUSE_WOOD, KIND, MARKET, MAX_GOOD, MAX_PRICE, NIGHT,
-    NOOP, NUM_ACTIONS, OFFER, PLACE_COL, PLACE_ROW, PLACES, REJECT, SELL, SLEEP, SLOTS, TALK, TAVERN, TAVERN_DRINK_COST,
-    VIEW, WELL, WHEAT, WOOD, WORK,
+    ACCEPT,
+    ARG,
+    BAKERY,
+    BREAD,
+    BUILD,
+    BUY,
+    BUY_PRICE,
+    DAY,
+    DRINK_ACT,
+    EAT,
+    FARM,
+    FIRST,
+    FOREST,
+    GIVE,
+    GO_CHAR,
+    GO_PLACE,
+    GOOD,
+    GOODS,
+    HOME,
+    HOME_COL,
+    HOME_ROW,
+    HOUSE_COINS,
+    HOUSE_WOOD,
+    KIND,
+    MARKET,
+    MAX_GOOD,
+    MAX_PRICE,
+    NIGHT,
+    NOOP,
+    NUM_ACTIONS,
+    OFFER,
+    PLACE_COL,
+    PLACE_ROW,
+    PLACES,
+    REJECT,
+    SELL,
+    SLEEP,
+    SLOTS,
+    TALK,
+    TAVERN,
+    TAVERN_DRINK_COST,
+    VIEW,
+    WELL,
+    WHEAT,
+    WOOD,
+    WORK,
 )
 from sparring.kit import helper, kernel
 
@@ -104,24 +146,30 @@ def legal(s, a, action, t):
     if kind == SLEEP:
         return at_place(s, a, HOME)
     if kind == WORK:
-        return not is_night(t) and (at_place(s, a, FARM) or at_place(s, a, FOREST)
-                                    or (at_place(s, a, BAKERY) and s.goods[a, WHEAT] >= 1))
+        return not is_night(t) and (
+            at_place(s, a, FARM) or at_place(s, a, FOREST) or (at_place(s, a, BAKERY) and s.goods[a, WHEAT] >= 1)
+        )
     if kind == SELL:
         return not is_night(t) and at_place(s, a, MARKET) and s.goods[a, good] >= 1
     if kind == BUY:
-        return (not is_night(t) and at_place(s, a, MARKET) and s.coins[a] >= BUY_PRICE[good]
-                and s.goods[a, good] < MAX_GOOD)
+        return (
+            not is_night(t) and at_place(s, a, MARKET) and s.coins[a] >= BUY_PRICE[good] and s.goods[a, good] < MAX_GOOD
+        )
     if kind == BUILD:
-        return (at_place(s, a, HOME) and s.built[a] == 0 and s.goods[a, WOOD] >= HOUSE_WOOD
-                and s.coins[a] >= HOUSE_COINS)
+        return at_place(s, a, HOME) and s.built[a] == 0 and s.goods[a, WOOD] >= HOUSE_WOOD and s.coins[a] >= HOUSE_COINS
     if kind == ACCEPT or kind == REJECT:
         b = s.inbox[a]
         if b < 0:
             return False
         if kind == REJECT:
             return True
-        return (s.alive[b] and dist(s, a, b) <= 2 and s.goods[b, s.out_good[b]] >= 1
-                and s.coins[a] >= s.out_price[b] and s.goods[a, s.out_good[b]] < MAX_GOOD)
+        return (
+            s.alive[b]
+            and dist(s, a, b) <= 2
+            and s.goods[b, s.out_good[b]] >= 1
+            and s.coins[a] >= s.out_price[b]
+            and s.goods[a, s.out_good[b]] < MAX_GOOD
+        )
     b = s.slots[a, arg]  # the remaining kinds address the character in slot `arg`
     if b < 0 or not s.alive[b]:
         return False
@@ -151,8 +199,9 @@ def write_mask(s, a, t, mask):
     market = at_place(s, a, MARKET) and not night
     for p in range(PLACES):
         mask[FIRST[GO_PLACE] + p] = not at_place(s, a, p)
-    mask[FIRST[WORK]] = not night and (at_place(s, a, FARM) or at_place(s, a, FOREST)
-                                       or (at_place(s, a, BAKERY) and s.goods[a, WHEAT] >= 1))
+    mask[FIRST[WORK]] = not night and (
+        at_place(s, a, FARM) or at_place(s, a, FOREST) or (at_place(s, a, BAKERY) and s.goods[a, WHEAT] >= 1)
+    )
     mask[FIRST[EAT]] = s.goods[a, BREAD] >= 1
     mask[FIRST[EAT] + 1] = s.goods[a, WHEAT] >= 1
     mask[FIRST[DRINK_ACT]] = well or (tavern and s.coins[a] >= TAVERN_DRINK_COST)
@@ -180,5 +229,4 @@ def write_mask(s, a, t, mask):
     for g in range(GOODS):
         mask[FIRST[SELL] + g] = market and s.goods[a, g] >= 1
         mask[FIRST[BUY] + g] = market and s.coins[a] >= BUY_PRICE[g] and s.goods[a, g] < MAX_GOOD
-    mask[FIRST[BUILD]] = (home and s.built[a] == 0 and s.goods[a, WOOD] >= HOUSE_WOOD
-                          and s.coins[a] >= HOUSE_COINS)
+    mask[FIRST[BUILD]] = home and s.built[a] == 0 and s.goods[a, WOOD] >= HOUSE_WOOD and s.coins[a] >= HOUSE_COINS

@@ -12,8 +12,20 @@ from sparring.envs.town.world import FRIENDS, SKILLS
 from sparring.kit import helper
 
 # indices into s.metrics, in the order of Town.metrics
-GOAL_RATE, SURVIVAL, FAINTS, TRADES, TRADE_COINS, MEAN_PRICE, SPEC_ENTROPY, COIN_GINI, FRIENDSHIPS, HOUSES, \
-    SHAPING_NEEDS, SHAPING_TEAM = range(12)
+(
+    GOAL_RATE,
+    SURVIVAL,
+    FAINTS,
+    TRADES,
+    TRADE_COINS,
+    MEAN_PRICE,
+    SPEC_ENTROPY,
+    COIN_GINI,
+    FRIENDSHIPS,
+    HOUSES,
+    SHAPING_NEEDS,
+    SHAPING_TEAM,
+) = range(12)
 
 
 @helper

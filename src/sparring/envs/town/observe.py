@@ -19,8 +19,29 @@ import numpy as np
 
 from sparring.envs.town.legal import at_place, dist, is_night, place_col, place_row, write_mask
 from sparring.envs.town.world import (
-    BAKERY, DAY, FARM, FOREST, GATHER_OTHERS, GOAL_COINS, GOALS, GOODS, HOUSE, HOUSE_COINS, HOUSE_WOOD, KIND, MARKET,
-    MAX_PRICE, NEEDS, PLACES, RICH, SIZE, SKILLS, SLEEP, SLOTS, TAVERN, WOOD,
+    BAKERY,
+    DAY,
+    FARM,
+    FOREST,
+    GATHER_OTHERS,
+    GOAL_COINS,
+    GOALS,
+    GOODS,
+    HOUSE,
+    HOUSE_COINS,
+    HOUSE_WOOD,
+    KIND,
+    MARKET,
+    MAX_PRICE,
+    NEEDS,
+    PLACES,
+    RICH,
+    SIZE,
+    SKILLS,
+    SLEEP,
+    SLOTS,
+    TAVERN,
+    WOOD,
 )
 from sparring.kit import helper
 

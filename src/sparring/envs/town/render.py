@@ -4,8 +4,20 @@ from __future__ import annotations
 
 from sparring.envs.town.names import NAMES
 from sparring.envs.town.world import (
-    DAY, GOAL_NAMES, GOODS, HOME_COL, HOME_ROW, MAX_COINS, MAX_GOOD, MAX_PRICE, NEED_NAMES, NUM_ACTIONS, PLACE_COL,
-    PLACE_NAMES, PLACE_ROW, SIZE,
+    DAY,
+    GOAL_NAMES,
+    GOODS,
+    HOME_COL,
+    HOME_ROW,
+    MAX_COINS,
+    MAX_GOOD,
+    MAX_PRICE,
+    NEED_NAMES,
+    NUM_ACTIONS,
+    PLACE_COL,
+    PLACE_NAMES,
+    PLACE_ROW,
+    SIZE,
 )
 
 PLACE_LETTERS = "WFBTMV"  # well, farm, bakery, forest (trees), market, tavern; homes are 'h'
@@ -35,8 +47,10 @@ def render_ansi(s, cfg) -> str:
         needs = " ".join(f"{name[:4]} {s['needs'][a][k]:.2f}" for k, name in enumerate(NEED_NAMES))
         state = "fainted" if not s["alive"][a] else "goal done" if s["goal_done"][a] else "working on goal"
         goods = ", ".join(f"{int(v)} {g}" for g, v in zip(("wheat", "bread", "wood"), s["goods"][a]))
-        lines.append(f"{_letter(a)} {NAMES[a]:<5} {GOAL_NAMES[s['goal'][a]]:<9} {state:<15} {needs} | "
-                     f"{int(s['coins'][a])} coins, {goods}")
+        lines.append(
+            f"{_letter(a)} {NAMES[a]:<5} {GOAL_NAMES[s['goal'][a]]:<9} {state:<15} {needs} | "
+            f"{int(s['coins'][a])} coins, {goods}"
+        )
     return "\n".join(lines)
 
 
@@ -54,23 +68,53 @@ def draw(s, cfg) -> list[dict]:
     shapes = [{"type": "rect", "x": 0, "y": 0, "w": SIZE, "h": SIZE, "fill": "#203020", "stroke": "#555"}]
     n = len(s["alive"])
     for a in range(n):
-        shapes.append({"type": "rect", "x": int(HOME_COL[a]), "y": int(HOME_ROW[a]), "w": 1, "h": 1,
-                       "fill": "#806040" if s["built"][a] else "#504030"})
+        shapes.append(
+            {
+                "type": "rect",
+                "x": int(HOME_COL[a]),
+                "y": int(HOME_ROW[a]),
+                "w": 1,
+                "h": 1,
+                "fill": "#806040" if s["built"][a] else "#504030",
+            }
+        )
     for p, colour in enumerate(PLACE_COLOURS):
-        shapes.append({"type": "rect", "x": int(PLACE_COL[p]), "y": int(PLACE_ROW[p]), "w": 1, "h": 1,
-                       "fill": colour})
-        shapes.append({"type": "text", "x": int(PLACE_COL[p]), "y": int(PLACE_ROW[p]) - 0.1, "size": 0.5,
-                       "text": PLACE_NAMES[p].removeprefix("the ")})
+        shapes.append({"type": "rect", "x": int(PLACE_COL[p]), "y": int(PLACE_ROW[p]), "w": 1, "h": 1, "fill": colour})
+        shapes.append(
+            {
+                "type": "text",
+                "x": int(PLACE_COL[p]),
+                "y": int(PLACE_ROW[p]) - 0.1,
+                "size": 0.5,
+                "text": PLACE_NAMES[p].removeprefix("the "),
+            }
+        )
     for a in range(n):
         if not s["alive"][a]:
             continue
         x, y = int(s["col"][a]) + 0.5, int(s["row"][a]) + 0.5
         colour = "#f0f0f0" if s["goal_done"][a] else "#f0c030"
         shapes.append({"type": "circle", "x": x, "y": y, "r": 0.3, "fill": colour})
-        shapes.append({"type": "bar", "x": x - 0.4, "y": y + 0.35, "w": 0.8, "h": 0.12,
-                       "value": float(min(s["needs"][a])), "max": 1.0})
-    shapes.append({"type": "text", "x": 0, "y": SIZE + 0.6, "size": 0.6,
-                   "text": f"day {int(s['tick']) // DAY + 1}, {_clock(int(s['tick']))}"})
+        shapes.append(
+            {
+                "type": "bar",
+                "x": x - 0.4,
+                "y": y + 0.35,
+                "w": 0.8,
+                "h": 0.12,
+                "value": float(min(s["needs"][a])),
+                "max": 1.0,
+            }
+        )
+    shapes.append(
+        {
+            "type": "text",
+            "x": 0,
+            "y": SIZE + 0.6,
+            "size": 0.6,
+            "text": f"day {int(s['tick']) // DAY + 1}, {_clock(int(s['tick']))}",
+        }
+    )
     return shapes
 
 

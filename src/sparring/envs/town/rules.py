@@ -15,8 +15,29 @@ from sparring.envs.town.legal import at_place, find_slots, is_night, legal, othe
 from sparring.envs.town.metrics import FAINTS, SHAPING_NEEDS, SHAPING_TEAM, TRADE_COINS, TRADES, finish
 from sparring.envs.town.planner import plan
 from sparring.envs.town.world import (
-    BREAD, CRISIS, CRISIS_NEED, DAY, DAY_PHASE, DECAY, ENERGY, GATHER_OTHERS, GOAL_COINS, GOALS, HOME_COL, HOME_ROW,
-    HOUSE, KIND, NEEDS, NIGHT_PHASE, NIGHT_SLEEP_ENERGY, RICH, SKILL_START, SKILLS, SLEEP, SLEEP_ENERGY, TAVERN,
+    BREAD,
+    CRISIS,
+    CRISIS_NEED,
+    DAY,
+    DAY_PHASE,
+    DECAY,
+    ENERGY,
+    GATHER_OTHERS,
+    GOAL_COINS,
+    GOALS,
+    HOME_COL,
+    HOME_ROW,
+    HOUSE,
+    KIND,
+    NEEDS,
+    NIGHT_PHASE,
+    NIGHT_SLEEP_ENERGY,
+    RICH,
+    SKILL_START,
+    SKILLS,
+    SLEEP,
+    SLEEP_ENERGY,
+    TAVERN,
 )
 from sparring.kit import helper, kernel, rand_float, rand_int
 

@@ -20,10 +20,51 @@ from sparring.envs.town.names import NAMES
 from sparring.envs.town.render import _clock
 from sparring.envs.town.legal import write_mask
 from sparring.envs.town.world import (
-    ACCEPT, ARG, BAKERY, BUY, BUY_PRICE, DAY, DRINK_ACT, EAT, FARM, FOREST, GATHER_OTHERS, GIVE, GO_CHAR, GO_PLACE,
-    GOAL_COINS, GOAL_NAMES, GOOD, GOOD_NAMES, HOME, HOME_COL, HOME_ROW, HOUSE, HOUSE_COINS, HOUSE_WOOD, KIND,
-    NEED_NAMES, NIGHT, NOOP, NUM_ACTIONS, OFFER, PLACE_COL, PLACE_NAMES, PLACE_ROW, PLACES, PRICE, REJECT, RICH, SELL,
-    SELL_PRICE, SKILL_NAMES, SLEEP, SLOTS, TALK, TAVERN, WORK,
+    ACCEPT,
+    ARG,
+    BAKERY,
+    BUY,
+    BUY_PRICE,
+    DAY,
+    DRINK_ACT,
+    EAT,
+    FARM,
+    FOREST,
+    GATHER_OTHERS,
+    GIVE,
+    GO_CHAR,
+    GO_PLACE,
+    GOAL_COINS,
+    GOAL_NAMES,
+    GOOD,
+    GOOD_NAMES,
+    HOME,
+    HOME_COL,
+    HOME_ROW,
+    HOUSE,
+    HOUSE_COINS,
+    HOUSE_WOOD,
+    KIND,
+    NEED_NAMES,
+    NIGHT,
+    NOOP,
+    NUM_ACTIONS,
+    OFFER,
+    PLACE_COL,
+    PLACE_NAMES,
+    PLACE_ROW,
+    PLACES,
+    PRICE,
+    REJECT,
+    RICH,
+    SELL,
+    SELL_PRICE,
+    SKILL_NAMES,
+    SLEEP,
+    SLOTS,
+    TALK,
+    TAVERN,
+    WORK,
 )
 
 FUZZY_CUTOFF = 0.75  # difflib ratio below which a guess is reported as unparseable
@@ -114,7 +155,7 @@ def parse_action(text: str, s, cfg, agent: int) -> ParsedAction:
     if answer in exact:
         return ParsedAction(exact[answer], "exact", words[exact[answer]])
     number = re.fullmatch(r"\s*(?:action\s*)?(\d+)\s*[.:)]?.*", text.strip().lower())
-    if number and not _norm(text[number.end(1):]).strip():
+    if number and not _norm(text[number.end(1) :]).strip():
         a = int(number.group(1))
         if a in words:
             return ParsedAction(a, "id", words[a])
@@ -125,13 +166,17 @@ def parse_action(text: str, s, cfg, agent: int) -> ParsedAction:
     if len(inside) == 1:
         return ParsedAction(inside[0], "contained", words[inside[0]])
     close = difflib.get_close_matches(answer, list(normed.values()), n=2, cutoff=FUZZY_CUTOFF)
-    if close and (len(close) == 1 or difflib.SequenceMatcher(None, answer, close[0]).ratio()
-                  > difflib.SequenceMatcher(None, answer, close[1]).ratio()):
+    if close and (
+        len(close) == 1
+        or difflib.SequenceMatcher(None, answer, close[0]).ratio()
+        > difflib.SequenceMatcher(None, answer, close[1]).ratio()
+    ):
         a = next(a for a, w in normed.items() if w == close[0])
         return ParsedAction(a, "fuzzy", words[a])
     reason = f"it names {len(inside)} legal actions at once" if len(inside) > 1 else "it matches no legal action"
-    return ParsedAction(None, "unparseable", f"{reason}; answer with one id or line of:\n" +
-                        legal_actions_text(s, cfg, agent))
+    return ParsedAction(
+        None, "unparseable", f"{reason}; answer with one id or line of:\n" + legal_actions_text(s, cfg, agent)
+    )
 
 
 def _check_agent(s, agent) -> None:
@@ -174,33 +219,49 @@ def describe(s, cfg, agent: int = 0) -> str:
     when = f"Day {t // DAY + 1} of {cfg.days}, {_clock(t)}{night}."
     if not s["alive"][agent]:
         return f"You are {name}. {when} You fainted and are out for the rest of the episode."
-    needs = ", ".join(f"{n} {100 * s['needs'][agent][k]:.0f}% ({_need_words(s['needs'][agent][k])})"
-                      for k, n in enumerate(NEED_NAMES))
+    needs = ", ".join(
+        f"{n} {100 * s['needs'][agent][k]:.0f}% ({_need_words(s['needs'][agent][k])})" for k, n in enumerate(NEED_NAMES)
+    )
     goods = ", ".join(f"{int(v)} {g}" for g, v in zip(GOOD_NAMES, s["goods"][agent]))
     skills = ", ".join(f"{n} {s['skill'][agent][k]:.2f}" for k, n in enumerate(SKILL_NAMES))
-    lines = [f"You are {name}. {when} You are {_place_here(s, agent)}.",
-             f"Needs: {needs}.", f"You carry {int(s['coins'][agent])} coins, {goods}. Skills: {skills}.",
-             _goal_words(s, agent).format(days=cfg.days)]
+    lines = [
+        f"You are {name}. {when} You are {_place_here(s, agent)}.",
+        f"Needs: {needs}.",
+        f"You carry {int(s['coins'][agent])} coins, {goods}. Skills: {skills}.",
+        _goal_words(s, agent).format(days=cfg.days),
+    ]
     for k in range(SLOTS):
         b = int(s["slots"][agent][k])
         if b < 0:
             continue
         d = max(abs(int(s["row"][b]) - int(s["row"][agent])), abs(int(s["col"][b]) - int(s["col"][agent])))
         carry = ", ".join(f"{int(v)} {g}" for g, v in zip(GOOD_NAMES, s["goods"][b]))
-        lines.append(f"{NAMES[b]} is {'next to you' if d <= 1 else f'{d} steps away'}, carrying {carry}; "
-                     f"goal {GOAL_NAMES[s['goal'][b]]}{' (done)' if s['goal_done'][b] else ''}; "
-                     f"your regard {s['rel'][agent][b]:.2f}.")
+        lines.append(
+            f"{NAMES[b]} is {'next to you' if d <= 1 else f'{d} steps away'}, carrying {carry}; "
+            f"goal {GOAL_NAMES[s['goal'][b]]}{' (done)' if s['goal_done'][b] else ''}; "
+            f"your regard {s['rel'][agent][b]:.2f}."
+        )
     offerer = int(s["inbox"][agent])
     if offerer >= 0:
-        lines.append(f"{NAMES[offerer]} offers you 1 {GOOD_NAMES[s['out_good'][offerer]]} for "
-                     f"{int(s['out_price'][offerer])} coins.")
+        lines.append(
+            f"{NAMES[offerer]} offers you 1 {GOOD_NAMES[s['out_good'][offerer]]} for "
+            f"{int(s['out_price'][offerer])} coins."
+        )
     if s["out_to"][agent] >= 0:
-        lines.append(f"You offered 1 {GOOD_NAMES[s['out_good'][agent]]} to {NAMES[s['out_to'][agent]]} for "
-                     f"{int(s['out_price'][agent])} coins; no answer yet.")
-    tavern = sum(1 for b in range(len(s["alive"])) if b != agent and s["alive"][b]
-                 and (s["row"][b], s["col"][b]) == (PLACE_ROW[TAVERN], PLACE_COL[TAVERN]))
-    lines.append(f"{tavern} other(s) at the tavern. " + "; ".join(
-        f"{PLACE_NAMES[p]} {_steps(s, agent, p)}" for p in range(PLACES)) + ".")
+        lines.append(
+            f"You offered 1 {GOOD_NAMES[s['out_good'][agent]]} to {NAMES[s['out_to'][agent]]} for "
+            f"{int(s['out_price'][agent])} coins; no answer yet."
+        )
+    tavern = sum(
+        1
+        for b in range(len(s["alive"]))
+        if b != agent and s["alive"][b] and (s["row"][b], s["col"][b]) == (PLACE_ROW[TAVERN], PLACE_COL[TAVERN])
+    )
+    lines.append(
+        f"{tavern} other(s) at the tavern. "
+        + "; ".join(f"{PLACE_NAMES[p]} {_steps(s, agent, p)}" for p in range(PLACES))
+        + "."
+    )
     return "\n".join(lines)
 
 

@@ -17,8 +17,24 @@ PLACE_NAMES = ("the well", "the farm", "the bakery", "the forest", "the market",
 PLACE_ROW = np.array([7, 2, 5, 13, 9, 11, -1], np.int64)
 PLACE_COL = np.array([7, 12, 10, 3, 7, 11, -1], np.int64)
 # homes on a ring around the centre; characters beyond 16 share homes (an apartment each)
-_RING = [(1, 1), (1, 5), (1, 9), (1, 14), (4, 14), (8, 14), (14, 14), (14, 10),
-         (14, 7), (10, 1), (6, 1), (3, 3), (12, 5), (4, 7), (12, 8), (8, 3)]
+_RING = [
+    (1, 1),
+    (1, 5),
+    (1, 9),
+    (1, 14),
+    (4, 14),
+    (8, 14),
+    (14, 14),
+    (14, 10),
+    (14, 7),
+    (10, 1),
+    (6, 1),
+    (3, 3),
+    (12, 5),
+    (4, 7),
+    (12, 8),
+    (8, 3),
+]
 HOME_ROW = np.array([_RING[i % 16][0] for i in range(64)], np.int64)
 HOME_COL = np.array([_RING[i % 16][1] for i in range(64)], np.int64)
 MAX_CHARACTERS = 64

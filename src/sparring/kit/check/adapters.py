@@ -16,9 +16,10 @@ def check_adapters(report: Report, cls, config: dict, cycles: int = 300) -> None
     from gymnasium.utils.env_checker import check_env
     from pettingzoo.test import parallel_api_test
 
-    for name, run in (("gymnasium adapter", lambda: check_env(GymEnv(cls, **config), skip_render_check=True)),
-                      ("pettingzoo adapter",
-                       lambda: parallel_api_test(PettingZooEnv(cls, **config), num_cycles=cycles))):
+    for name, run in (
+        ("gymnasium adapter", lambda: check_env(GymEnv(cls, **config), skip_render_check=True)),
+        ("pettingzoo adapter", lambda: parallel_api_test(PettingZooEnv(cls, **config), num_cycles=cycles)),
+    ):
         try:
             with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
                 warnings.simplefilter("ignore")

@@ -17,8 +17,10 @@ def _policies(cls, rows: int, max_constants: int = 12):
     """(name, function of env -> actions) for noop, random, constant actions and scripted policies."""
     n_heads = len(cls.actions.sizes)
     rng = np.random.default_rng(0)
-    out = [("noop", lambda env: np.zeros((rows, n_heads), np.int32)),
-           ("random", lambda env: allowed_actions(env.mask, env.heads.sizes, rng.random((rows, n_heads))))]
+    out = [
+        ("noop", lambda env: np.zeros((rows, n_heads), np.int32)),
+        ("random", lambda env: allowed_actions(env.mask, env.heads.sizes, rng.random((rows, n_heads)))),
+    ]
     constants = [(h, v) for h, size in enumerate(cls.actions.sizes) for v in range(1, int(size))]
     for h, v in constants[:max_constants]:
         act = np.zeros((rows, n_heads), np.int32)
@@ -61,6 +63,7 @@ def _seated(cls, rows: int, seat: int, policy):
         out = others(env).copy() if cls.num_agents > 1 else np.zeros((rows, n_heads), np.int32)
         out[mine] = policy(env)[mine]
         return out
+
     return play
 
 
@@ -71,8 +74,9 @@ def audited_seats(cls, config: dict, most: int = 4) -> tuple[int, ...]:
     return learner if len(learner) <= most else learner[:1]
 
 
-def reward_audit(report: Report, cls, config: dict, seed: int, episodes: int = 200, num_envs: int = 32,
-                 max_steps: int = 5000) -> None:
+def reward_audit(
+    report: Report, cls, config: dict, seed: int, episodes: int = 200, num_envs: int = 32, max_steps: int = 5000
+) -> None:
     """Per audited seat (:func:`audited_seats`), its mean return with a 95% interval per policy, the other seats
     played by the env's best scripted policy (or the env itself); warn when a trivial one matches the best
     scripted in that seat."""
@@ -80,8 +84,9 @@ def reward_audit(report: Report, cls, config: dict, seed: int, episodes: int = 2
         _audit_seat(report, cls, config, seed, seat, episodes, num_envs, max_steps)
 
 
-def _audit_seat(report: Report, cls, config: dict, seed: int, seat: int, episodes: int, num_envs: int,
-                max_steps: int) -> None:
+def _audit_seat(
+    report: Report, cls, config: dict, seed: int, seat: int, episodes: int, num_envs: int, max_steps: int
+) -> None:
     rows = num_envs * cls.num_agents
     where = f"reward audit ({cls.seats[seat]})" if cls.num_agents > 1 else "reward audit"
     stats = {}
@@ -89,8 +94,9 @@ def _audit_seat(report: Report, cls, config: dict, seed: int, seat: int, episode
         env = BatchedEnv(cls, num_envs=num_envs, seed=seed, autoreset=False, **config)
         r = episode_returns(env, _seated(cls, rows, seat, policy), episodes, max_steps, seat)
         if len(r) == 0:
-            report.add(where, "warn", f"policy {name!r} finished no episode in {max_steps} steps: "
-                       "is there a time limit?")
+            report.add(
+                where, "warn", f"policy {name!r} finished no episode in {max_steps} steps: is there a time limit?"
+            )
             continue
         half = 1.96 * r.std(ddof=1) / math.sqrt(len(r)) if len(r) > 1 else float("inf")
         stats[name] = (r.mean(), half, len(r))
@@ -103,7 +109,11 @@ def _audit_seat(report: Report, cls, config: dict, seed: int, seat: int, episode
     trivial = [n for n in stats if not n.startswith("scripted:")]
     matched = [n for n in trivial if stats[n][0] + stats[n][1] >= b_mean - b_half]
     if matched:
-        report.add(where, "warn", f"trivial policies {matched} score as well as {best} "
-                   f"(intervals overlap): is the reward honest? mean returns: {table}")
+        report.add(
+            where,
+            "warn",
+            f"trivial policies {matched} score as well as {best} "
+            f"(intervals overlap): is the reward honest? mean returns: {table}",
+        )
     else:
         report.add(where, "pass", f"{best} beats every trivial policy; mean returns: {table}")

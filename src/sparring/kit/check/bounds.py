@@ -30,20 +30,32 @@ def check_state_bounds(report: Report, cls, config: dict, seed: int, steps: int 
             env.step(allowed_actions(env.mask, env.heads.sizes, u[t]))
             if env.done.any():
                 ended = np.flatnonzero(env.done)
-                validate_states(cls, env.config, env.records[ended], f"step {t + 1}, an episode's end",
-                                lambda i: f"env {ended[i]}")
+                validate_states(
+                    cls, env.config, env.records[ended], f"step {t + 1}, an episode's end", lambda i: f"env {ended[i]}"
+                )
                 ends += len(ended)
                 env.reset_envs(ended)
     except BadState as exc:
-        report.add("state bounds", "fail", f"a state the env reached is refused, so a recording of it would be: "
-                                           f"{exc} (widen Env.bounds, or fix the rule that left the range)")
+        report.add(
+            "state bounds",
+            "fail",
+            f"a state the env reached is refused, so a recording of it would be: "
+            f"{exc} (widen Env.bounds, or fix the rule that left the range)",
+        )
         return
     loose = unbounded_fields(cls, env.config)
     if loose:
-        report.add("state bounds", "warn", f"integer state fields {loose} have no declared bounds: a file could "
-                                           "hold any value there, out of range of any array a kernel indexes with "
-                                           "it (declare them in Env.bounds)")
+        report.add(
+            "state bounds",
+            "warn",
+            f"integer state fields {loose} have no declared bounds: a file could "
+            "hold any value there, out of range of any array a kernel indexes with "
+            "it (declare them in Env.bounds)",
+        )
         return
     ended = f"the {ends} states episodes ended in included" if ends else "no episode ended"
-    report.add("state bounds", "pass", f"every state of {steps} random steps x {num_envs} envs within the declared "
-                                       f"bounds ({ended})")
+    report.add(
+        "state bounds",
+        "pass",
+        f"every state of {steps} random steps x {num_envs} envs within the declared bounds ({ended})",
+    )

@@ -15,8 +15,9 @@ def _outcome(scratch: BatchedEnv, record, acts) -> tuple[bytes, bytes]:
     return scratch.records[0].tobytes(), scratch.rewards.tobytes()
 
 
-def check_mask_honesty(report: Report, cls, config: dict, seed: int, steps: int = 300, num_envs: int = 8,
-                       max_probes: int = 400) -> None:
+def check_mask_honesty(
+    report: Report, cls, config: dict, seed: int, steps: int = 300, num_envs: int = 8, max_probes: int = 400
+) -> None:
     """Compare each forbidden value's next state with the first allowed value's, from sampled states."""
     env = BatchedEnv(cls, num_envs=num_envs, seed=seed, **config)
     scratch = BatchedEnv(cls, num_envs=1, seed=seed, autoreset=False, **config)
@@ -31,7 +32,7 @@ def check_mask_honesty(report: Report, cls, config: dict, seed: int, steps: int 
             for agent in range(agents):
                 row_mask = env.mask[i * agents + agent]
                 for h, (size, off) in enumerate(zip(sizes, offsets)):
-                    allowed = row_mask[off:off + size]
+                    allowed = row_mask[off : off + size]
                     if allowed.all() or not allowed.any() or probes >= max_probes:
                         continue
                     fallback = int(np.argmax(allowed))
@@ -44,12 +45,19 @@ def check_mask_honesty(report: Report, cls, config: dict, seed: int, steps: int 
                         tried[agent, h] = v
                         got = _outcome(scratch, record, tried)
                         if got != expect:
-                            field = first_difference(np.frombuffer(got[0], record.dtype)[0],
-                                                     np.frombuffer(expect[0], record.dtype)[0]) or "reward"
-                            report.add("mask honesty", "fail",
-                                       f"head {env.heads.names[h]!r} value {v} is masked but changes {field!r} "
-                                       f"unlike the first allowed value {fallback}",
-                                       f"step {t}, env {i}, agent {agent}, tick {int(record['tick'])}")
+                            field = (
+                                first_difference(
+                                    np.frombuffer(got[0], record.dtype)[0], np.frombuffer(expect[0], record.dtype)[0]
+                                )
+                                or "reward"
+                            )
+                            report.add(
+                                "mask honesty",
+                                "fail",
+                                f"head {env.heads.names[h]!r} value {v} is masked but changes {field!r} "
+                                f"unlike the first allowed value {fallback}",
+                                f"step {t}, env {i}, agent {agent}, tick {int(record['tick'])}",
+                            )
                             return
         env.step(acts)
     if probes == 0:

@@ -15,7 +15,7 @@ def allowed_actions(mask: np.ndarray, sizes: np.ndarray, u: np.ndarray) -> np.nd
     out = np.zeros((mask.shape[0], len(sizes)), np.int32)
     start = 0
     for h, size in enumerate(sizes):
-        m = mask[:, start:start + size]
+        m = mask[:, start : start + size]
         count = m.sum(1)
         k = np.minimum((u[:, h] * count).astype(np.int64), np.maximum(count - 1, 0))
         out[:, h] = np.where(count > 0, np.argmax(np.cumsum(m, 1) > k[:, None], 1), 0)

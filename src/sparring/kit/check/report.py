@@ -46,8 +46,10 @@ class Report:
         lines = [f"sparring check {self.env}"] + ["  " + f.line() for f in self.findings]
         n_fail = sum(f.status == "fail" for f in self.findings)
         n_warn = sum(f.status == "warn" for f in self.findings)
-        lines.append(f"{'OK' if self.ok else 'FAILED'}: {n_fail} failed, {n_warn} warning(s), "
-                     f"{len(self.findings) - n_fail - n_warn} passed")
+        lines.append(
+            f"{'OK' if self.ok else 'FAILED'}: {n_fail} failed, {n_warn} warning(s), "
+            f"{len(self.findings) - n_fail - n_warn} passed"
+        )
         return "\n".join(lines)
 
 

@@ -35,11 +35,13 @@ def _without(cls, name: str, most: int):
     out = []
     for h, size in enumerate(cls.actions.sizes):
         for v in range(1, int(size)):
+
             def play(env, h=h, v=v):
                 act = env.scripted_actions(name).copy()
                 col = act[:, h]
                 col[col == v] = 0
                 return act
+
             out.append((f"scripted:{name} without {cls.actions.names[h]}={v}", play))
     return out[:most]
 
@@ -69,7 +71,7 @@ def first_endings(cls, config: dict, seed: int, seat: int, policy, episodes: int
             if not open_.any():
                 break
     done = ~open_
-    outcome = cls.outcome(seat, returns[done], metrics[done, :len(cls.metrics)])
+    outcome = cls.outcome(seat, returns[done], metrics[done, : len(cls.metrics)])
     return returns[done], at_limit[done], np.asarray(outcome), int(open_.sum())
 
 
@@ -77,8 +79,15 @@ def _mean(x: np.ndarray) -> str:
     return f"{x.mean():+.3f} (n={len(x)})" if len(x) else "- (n=0)"
 
 
-def stall_audit(report: Report, cls, config: dict, seed: int, episodes: int = 200, max_steps: int | None = None,
-                most_variants: int = 16) -> None:
+def stall_audit(
+    report: Report,
+    cls,
+    config: dict,
+    seed: int,
+    episodes: int = 200,
+    max_steps: int | None = None,
+    most_variants: int = 16,
+) -> None:
     """Per audited seat, warn with the figures when a policy's time-limit endings (not won) pay that seat more
     than its losses before the limit (see the module docstring)."""
     cfg = make_config(cls, config)
@@ -89,8 +98,9 @@ def stall_audit(report: Report, cls, config: dict, seed: int, episodes: int = 20
         _audit_seat(report, cls, config, seed, seat, episodes, max_steps, most_variants)
 
 
-def _audit_seat(report: Report, cls, config: dict, seed: int, seat: int, episodes: int, max_steps: int,
-                most_variants: int) -> None:
+def _audit_seat(
+    report: Report, cls, config: dict, seed: int, seat: int, episodes: int, max_steps: int, most_variants: int
+) -> None:
     where = f"stall audit ({cls.seats[seat]})" if cls.num_agents > 1 else "stall audit"
     best = f"scripted:{cls.best_scripted}"
     policies = sorted(_policies(cls, episodes * cls.num_agents), key=lambda p: p[0] != best)  # the best first
@@ -102,8 +112,12 @@ def _audit_seat(report: Report, cls, config: dict, seed: int, seat: int, episode
         unfinished += left
         limits += int(lim.sum())
         if name == best and len(lim) and lim.mean() >= GAME_LENGTH:
-            report.add(where, "pass", f"the time limit is the game's length: {name} plays to it in "
-                       f"{lim.mean():.0%} of {len(lim)} episodes, so there is no sooner end to compare with")
+            report.add(
+                where,
+                "pass",
+                f"the time limit is the game's length: {name} plays to it in "
+                f"{lim.mean():.0%} of {len(lim)} episodes, so there is no sooner end to compare with",
+            )
             return
         stalled, lost = r[lim & (out != 0)], r[~lim & (out == 1)]
         if len(stalled) == 0:
@@ -118,8 +132,12 @@ def _audit_seat(report: Report, cls, config: dict, seed: int, seat: int, episode
             warned.append(line)
     note = f"; {unfinished} episodes did not end in {max_steps} steps" if unfinished else ""
     if warned:
-        report.add(where, "warn", "reaching the time limit pays more than losing sooner, so a policy that avoids "
-                   f"the end scores better than one that ends the same way sooner: {'; '.join(warned)}{note}")
+        report.add(
+            where,
+            "warn",
+            "reaching the time limit pays more than losing sooner, so a policy that avoids "
+            f"the end scores better than one that ends the same way sooner: {'; '.join(warned)}{note}",
+        )
     elif limits == 0:
         report.add(where, "pass", f"no episode of {len(policies)} policies reached the time limit{note}")
     else:
