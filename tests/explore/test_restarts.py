@@ -7,7 +7,7 @@ import torch
 import sparring
 from sparring.cli import build_parser, main
 from sparring.explore.archive import Archive
-from sparring.explore.restarts import ArchiveRestarts, _rows_per_env
+from sparring.explore.restarts import ArchiveRestarts, rows_per_env
 from sparring.players.policy import policy_for
 from sparring.train.checkpoint import restore_trainer, save_checkpoint
 from sparring.train.config import make_train_config
@@ -143,7 +143,7 @@ def test_training_can_start_from_an_explored_archive(tmp_path):
 
 
 def test_rows_per_env_needs_the_same_trained_seats_in_every_env():
-    assert _rows_per_env(np.array([0, 2, 4]), 3, 2) == 1  # seat 0 of three two-seat envs
-    assert _rows_per_env(np.array([0, 1, 2, 3]), 2, 2) == 2
+    assert rows_per_env(np.array([0, 2, 4]), 3, 2) == 1  # seat 0 of three two-seat envs
+    assert rows_per_env(np.array([0, 1, 2, 3]), 2, 2) == 2
     with pytest.raises(ValueError, match="same trained seats in every env"):
-        _rows_per_env(np.array([0, 1, 2]), 2, 2)
+        rows_per_env(np.array([0, 1, 2]), 2, 2)

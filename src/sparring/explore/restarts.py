@@ -65,7 +65,7 @@ class ArchiveRestarts:
             raise ValueError(f"train.archive_frontier must be >= 0 (0: no bias), got {frontier}")
         self.env, self.fraction, self.every = env, float(fraction), int(every)
         self.frontier = float(frontier)
-        self.rows_per_env = _rows_per_env(np.asarray(rows), env.num_envs, env.num_agents)
+        self.rows_per_env = rows_per_env(np.asarray(rows), env.num_envs, env.num_agents)
         self.seats = np.flatnonzero(np.asarray(env.learner_rows[: env.num_agents]))
         shape = (len(state), self.rows_per_env, state[0].shape[-1]) if state else ()
         self.archive = Archive(env.env_cls, shape) if not start else _explored(start, env.env_cls, shape, env.config)
@@ -184,14 +184,15 @@ def _explored(folder: str, env_cls: type, state_shape: tuple, config=None) -> Ar
     return archive
 
 
-def _rows_per_env(rows: np.ndarray, num_envs: int, num_agents: int) -> int:
-    """Trained rows per env, when every env has the same seats trained (rows grouped by env, in order)."""
+def rows_per_env(rows: np.ndarray, num_envs: int, num_agents: int, what: str = "archive") -> int:
+    """Trained rows per env, when every env has the same seats trained (rows grouped by env, in order); ``what``
+    names the restarts that need it in the error (the archive, a curriculum)."""
     per_env = len(rows) // num_envs
     if per_env * num_envs != len(rows) or not np.array_equal(
         rows // num_agents, np.repeat(np.arange(num_envs), per_env)
     ):
         raise ValueError(
-            "the archive needs the same trained seats in every env (rows grouped by env); this run "
-            "trains an uneven set of rows, e.g. a self-play pool seat: train without the archive"
+            f"the {what} needs the same trained seats in every env (rows grouped by env); this run "
+            f"trains an uneven set of rows, e.g. a self-play pool seat: train without the {what}"
         )
     return per_env

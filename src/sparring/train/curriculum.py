@@ -41,6 +41,7 @@ import os
 
 import numpy as np
 
+from sparring.explore.restarts import rows_per_env
 from sparring.kit.atomic import atomic_file
 from sparring.kit.files import DamagedFile, arrays_checksum, check_keys, reading
 from sparring.train.curriculum_sources import StartStates
@@ -128,7 +129,7 @@ class Curriculum:
         if starts.records.dtype != env.env_cls.record_dtype:
             raise ValueError(f"curriculum states are not {env.env_cls.name!r} records")
         self.env, self.starts, self.true_share, self.archive = env, starts, float(true_share), archive
-        self.rows_per_env = _rows_per_env(np.asarray(rows), env.num_envs, env.num_agents)
+        self.rows_per_env = rows_per_env(np.asarray(rows), env.num_envs, env.num_agents, "curriculum")
         self.hidden = [int(s.shape[-1]) for s in state]
         self.sampler = GroupSampler(len(starts.keys), floor, window)
         self.truth = GroupSampler(1, floor, window)  # the same recent rate, for true starts
@@ -302,16 +303,3 @@ class Curriculum:
         remap[theirs] = mine
         self.origin = np.where(origin >= 0, remap[np.maximum(origin, 0)], origin)
         self.counters = arrays["counters"].copy()
-
-
-def _rows_per_env(rows: np.ndarray, num_envs: int, num_agents: int) -> int:
-    """Trained rows per env, when every env has the same seats trained (rows grouped by env, in order)."""
-    per_env = len(rows) // num_envs
-    if per_env * num_envs != len(rows) or not np.array_equal(
-        rows // num_agents, np.repeat(np.arange(num_envs), per_env)
-    ):
-        raise ValueError(
-            "the curriculum needs the same trained seats in every env (rows grouped by env); this run "
-            "trains an uneven set of rows, e.g. a self-play pool seat: train without the curriculum"
-        )
-    return per_env
