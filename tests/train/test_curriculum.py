@@ -308,3 +308,52 @@ def test_the_archive_and_a_curriculum_share_the_ended_episodes(tmp_path):
     for _ in range(4):
         metrics = trainer.iterate()
     assert "archive/cells" in metrics and metrics["curriculum/starts_total"] > 0
+
+
+@kernel
+def stairs_reset(s, cfg):
+    s.level = 0
+
+
+@kernel
+def stairs_step(s, cfg, act, rew, term, trunc):
+    # climb a level with action 1; every three-tick episode ends in a loss: only the progress tells runs apart
+    if act[0, 0] == 1 and s.level < 4:
+        s.level += 1
+    if s.tick >= 2:
+        rew[0] = -1.0
+        term[0] = True
+
+
+class Stairs(Env):
+    """Three-tick episodes that always lose; action 1 climbs a level (the start group)."""
+
+    name = "toy_stairs"
+    obs = Obs(1, np.uint8, low=0, high=4)
+    actions = Heads(move=2)
+    state = {"level": "i4"}
+    bounds = {"level": (0, 4)}
+    reset, step, observe = stairs_reset, stairs_step, ladder_observe
+    start_group_key = "level"
+
+    @staticmethod
+    def start_groups(records):
+        return records["level"].astype(np.int64)
+
+
+register("toy_stairs", Stairs)
+
+
+@pytest.mark.parametrize("move, wins", [(1, True), (0, False)])
+def test_an_episode_that_moves_on_to_a_later_group_is_a_success(tmp_path, move, wins):
+    records = np.zeros(2, Stairs.record_dtype)
+    records["rng"] = [1, 2]
+    path = save_state_set(tmp_path / "s.npz", Stairs, records, groups=np.zeros(2), group_key="level")
+    env = sparring.make("toy_stairs", num_envs=4)
+    curriculum = Curriculum(env, np.arange(env.rows), (), load_start_states(f"states:{path}", Stairs), true_share=1.0)
+    for _ in range(6):
+        env.step(np.full((env.rows, 1), move, np.int32))
+        curriculum.after_step(env.done, ())
+        assert (np.asarray(env.ended_return)[env.done] < 0).all()  # every episode is lost by its return
+    assert curriculum.truth.episodes[0] > 0
+    assert (curriculum.truth.wins[0] > 0) == wins  # ... yet climbing from the start is progress

@@ -3,12 +3,12 @@
 ``sparring train ENV --train.curriculum SPEC`` (sources: :mod:`sparring.train.curriculum_sources`).
 :class:`Curriculum` is the rollout's episode-end hook (:class:`sparring.train.rollout.EpisodeEndHook`):
 
-- after every env step it counts the ended episodes it started: success is a positive return
-  earned since the start state (the env's ``ended_return``; a drawn state's return so far is
-  zeroed when it is restored), which under the terminal rewards of the envs here is the win of
-  ``Env.outcome`` (gauntlet: a clear; serpent: a kill; squared: success); with shaping (e.g.
-  gauntlet's ``reward_wave``) it is net progress from that state, the signal a reverse
-  curriculum needs before the end can be won.
+- after every env step it counts the ended episodes it started: success is moving on from the start
+  state's group to a later one (gauntlet: clearing the wave it started in; the env's records are read
+  each step, in-process only) or a positive return earned from the start state on (the env's
+  ``ended_return``; a drawn state's return so far is zeroed when it is restored), which under the
+  terminal rewards of the envs here is the win of ``Env.outcome`` (gauntlet: a clear; serpent: a kill).
+  Progress is the signal a reverse curriculum needs long before the end can be won.
 - at the end of each rollout each env whose episode ended (it now plays a fresh start) keeps its
   true start with probability ``curriculum_true``; the others are restored to a drawn state
   (keeping the env's own generator, so restarts from one state see different dice) and their
@@ -141,31 +141,48 @@ class Curriculum:
         self.rng = np.random.default_rng([int(seed), 11])
         self.origin = np.full(env.num_envs, TRUE, np.int64)
         self.counters = np.zeros(3, np.int64)  # starts_total, last rollout's starts, episodes ended since metrics
+        # each env's group key where its episode started and where it was last seen: an episode that moved on to
+        # a later group (gauntlet: cleared its start wave) counts as a success; -1 where the env shows no records
+        now = self._groups_now()
+        self.start_key = np.full(env.num_envs, -1, np.int64) if now is None else now.copy()
+        self.last_key = self.start_key.copy()
 
     # -- the hook ---------------------------------------------------------------------------
     def after_step(self, done: np.ndarray, state: tuple) -> None:
         """After an env step: count the outcomes of the episodes that ended, by where they started."""
         if self.archive is not None:
             self.archive.after_step(done, state)
-        if not done.any():
-            return
-        ended = np.flatnonzero(done)
-        origin = self.origin[ended]
-        wins = np.asarray(self.env.ended_return)[ended] > 0
-        mine = origin >= 0
-        if mine.any():
-            self.sampler.record(origin[mine], wins[mine])
-            self.counters[2] += int(mine.sum())
-        true = origin == TRUE
-        if true.any():
-            self.truth.record(np.zeros(int(true.sum()), np.int64), wins[true])
-        self.origin[ended] = TRUE  # they now play a fresh start
+        now = self._groups_now()
+        if done.any():
+            ended = np.flatnonzero(done)
+            origin = self.origin[ended]
+            wins = (np.asarray(self.env.ended_return)[ended] > 0) | (self.last_key[ended] > self.start_key[ended])
+            mine = origin >= 0
+            if mine.any():
+                self.sampler.record(origin[mine], wins[mine])
+                self.counters[2] += int(mine.sum())
+            true = origin == TRUE
+            if true.any():
+                self.truth.record(np.zeros(int(true.sum()), np.int64), wins[true])
+            self.origin[ended] = TRUE  # they now play a fresh start
+            if now is not None:
+                self.start_key[ended] = now[ended]
+        if now is not None:
+            self.last_key = now
+
+    def _groups_now(self) -> np.ndarray | None:
+        """Each env's current group key, when the env shows its records (in-process); else None."""
+        records = getattr(self.env, "records", None)
+        return None if records is None else np.asarray(self.env.env_cls.start_groups(records), np.int64)
 
     def restart(self, ended: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
         """Offer the ``ended`` envs to the archive, then restore ``1 - curriculum_true`` of the rest from drawn
         states; returns the restarted envs (sorted) and their recurrent memory in the rollout's row order."""
         taken, taken_states = (ended[:0], ()) if self.archive is None else self.archive.restart(ended)
         self.origin[taken] = OTHER
+        now = self._groups_now()
+        if now is not None and taken.size:
+            self.start_key[taken] = self.last_key[taken] = now[taken]
         rest = ended[~np.isin(ended, taken)]
         picked = rest[self.rng.random(rest.size) >= self.true_share]
         if picked.size:
@@ -197,6 +214,7 @@ class Curriculum:
         records["ep_return"] = 0.0  # success counts what is earned from this state on
         self.env.restore(envs, records)
         self.origin[envs] = groups
+        self.start_key[envs] = self.last_key[envs] = self.starts.keys[groups]
 
     # -- reporting --------------------------------------------------------------------------
     def shares(self) -> dict:
@@ -236,6 +254,8 @@ class Curriculum:
             "true_wins": self.truth.wins,
             "origin": self.origin,
             "counters": self.counters,
+            "start_key": self.start_key,
+            "last_key": self.last_key,
         }
         meta = {
             "format": FORMAT,
@@ -270,6 +290,8 @@ class Curriculum:
             "true_wins": np.float64,
             "origin": np.int64,
             "counters": np.int64,
+            "start_key": np.int64,
+            "last_key": np.int64,
         }
         if set(arrays) != set(want) or any(arrays[k].dtype != t for k, t in want.items()):
             raise DamagedFile(path, f"holds the arrays {sorted(arrays)}, not {sorted(want)} of the right types", REMEDY)
@@ -289,6 +311,8 @@ class Curriculum:
             or origin.shape != self.origin.shape
             or arrays["true_episodes"].shape != (1,)
             or arrays["counters"].shape != (3,)
+            or arrays["start_key"].shape != self.origin.shape
+            or arrays["last_key"].shape != self.origin.shape
             or (origin < OTHER).any()
             or (origin >= n).any()
         ):
@@ -303,3 +327,4 @@ class Curriculum:
         remap[theirs] = mine
         self.origin = np.where(origin >= 0, remap[np.maximum(origin, 0)], origin)
         self.counters = arrays["counters"].copy()
+        self.start_key, self.last_key = arrays["start_key"].copy(), arrays["last_key"].copy()
