@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 
@@ -108,6 +109,8 @@ def cmd_play(args, extra) -> int:
     import importlib
 
     if args.brain:
+        if args.seat:
+            raise ValueError("--brain gives every character a brain; it takes no --seat")
         return play_brains(args, env_overrides(extra))
     package = registry.get(args.env).__module__.rpartition(".")[0]
     try:
@@ -118,8 +121,24 @@ def cmd_play(args, extra) -> int:
         raise LookupError(
             f"env {args.env!r} has no terminal play (no play.py beside it); try: sparring play duel"
         ) from None
-    module.play(sys.stdin, sys.stdout, seed=args.seed, **env_overrides(extra))
+    config, players = env_overrides(extra), None
+    if args.seat:
+        from sparring.players.opponents import parse_seats, resolve_seats
+
+        env_cls = registry.get(args.env)
+        config, _, assigned = resolve_seats(env_cls, parse_seats(args.seat), None, config)
+        if 0 in assigned:
+            raise ValueError(f"you play seat {env_cls.seats[0]!r}; --seat names the others {list(env_cls.seats[1:])}")
+        players = functools.partial(_seat_players, assigned=assigned, seed=args.seed)
+    module.play(sys.stdin, sys.stdout, seed=args.seed, players=players, **config)
     return 0
+
+
+def _seat_players(env, assigned: dict, seed: int) -> dict:
+    """``{seat: player}`` of the seats ``--seat`` names, for an env's terminal play."""
+    from sparring.players import make_player
+
+    return {seat: make_player(spec, env, seed) for seat, spec in assigned.items()}
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -178,6 +197,6 @@ def _add_watch(p: argparse.ArgumentParser) -> None:
 
 def _add_play(p: argparse.ArgumentParser) -> None:
     p.add_argument("env")
-    add_seat_args(p, seed=0, seat=False)  # you play seat 0; the env's knobs (--env.opponent) choose the rest
+    add_seat_args(p, seed=0)  # you play seat 0; --seat puts players in the others
     add_brain_args(p)  # --brain, --episodes, --record
     p.set_defaults(fn=cmd_play)

@@ -72,6 +72,12 @@ def parse_seats(values: list[str] | None) -> dict[str, str]:
     return seats
 
 
+def _env_played(env_cls, env_config: dict, knob_value: str) -> set[int]:
+    """The seats the env plays itself when its opponent knob is ``knob_value``."""
+    learner = env_cls.learner_seats(make_config(env_cls, {**env_config, "opponent": knob_value}))
+    return set(range(env_cls.num_agents)) - set(learner)
+
+
 def _is_player_spec(spec: str) -> bool:
     kind, _, arg = spec.partition(":")
     return spec == "random" or (kind in ("scripted", "checkpoint") and bool(arg))
@@ -97,14 +103,20 @@ def resolve_seats(
             raise ValueError(
                 f"--seat {name}={spec}: env {env_cls.name!r} has no seat {name!r}; valid: {list(env_cls.seats)}"
             )
-        if spec in knob and (given is None or str(given) == spec):
+        seat = env_cls.seats.index(name)
+        if spec in knob and (given is None or str(given) == spec) and seat in _env_played(env_cls, env_config, spec):
             if opponent is not None and opponent != spec:
                 raise ValueError(f"--seat {name}={spec} conflicts with --opponent {opponent!r}; give one of them")
             opponent = spec
         elif spec in knob and not _is_player_spec(spec):
-            raise ValueError(f"--seat {name}={spec} conflicts with --env.opponent {given!r}; give one of them")
+            if given is not None and str(given) != spec:
+                raise ValueError(f"--seat {name}={spec} conflicts with --env.opponent {given!r}; give one of them")
+            raise ValueError(
+                f"--seat {name}={spec}: {spec!r} is a value of the env's opponent knob, which plays "
+                f"{[env_cls.seats[k] for k in sorted(_env_played(env_cls, env_config, spec))]}, not {name!r}"
+            )
         else:
-            assigned[env_cls.seats.index(name)] = spec
+            assigned[seat] = spec
     env_config, other = resolve_opponent(env_cls, opponent, env_config, explicit)
     learner = env_cls.learner_seats(make_config(env_cls, env_config))
     for seat, spec in assigned.items():

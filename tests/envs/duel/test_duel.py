@@ -83,3 +83,14 @@ def test_cli_play_quits_on_end_of_input(monkeypatch, capsys):
     assert main(["play", "duel", "--env.opponent", "reactive"]) == 0
     assert "left the fight" in capsys.readouterr().out
     assert main(["play", "squared"]) == 2
+
+
+def test_cli_play_puts_a_player_in_the_opponents_seat(monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO("3\n" * 400))
+    assert main(["play", "duel", "--env.opponent", "learner", "--seat", "opponent=scripted:robot"]) == 0
+    out = capsys.readouterr().out
+    assert "duel against scripted:robot" in out and (("You win!" in out) or ("You lose." in out) or "Time" in out)
+    assert main(["play", "duel", "--seat", "opponent=scripted:robot"]) == 2  # the env plays it: hand it out first
+    assert "hand it out with --env.opponent learner" in capsys.readouterr().err
+    assert main(["play", "duel", "--seat", "player=random"]) == 2
+    assert "you play seat 'player'" in capsys.readouterr().err

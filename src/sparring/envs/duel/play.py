@@ -84,20 +84,30 @@ def _forbidden(env: BatchedEnv, row: np.ndarray) -> list[str]:
     return out
 
 
-def play(stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout, seed: int = 0, **config) -> float:
-    """Play one fight as seat 0 against the scripted ``opponent``; returns seat 0's reward.
+def play(stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout, seed: int = 0, players=None, **config) -> float:
+    """Play one fight as seat 0 against the env's ``opponent``, or against a player; returns seat 0's reward.
 
     Reads one line per tick from ``stdin`` and writes the arena, a description
     and prompts to ``stdout``. End of input or ``quit`` leaves early (reward 0).
+    ``players(env)``, when given, returns ``{seat: player}`` for seats handed out by the
+    config (``opponent="learner"``); each acts there through ``act(env, rows)``.
     """
     from sparring.envs.duel.env import Duel
 
     env = BatchedEnv(Duel, num_envs=1, seed=seed, autoreset=False, **config)
-    if env.config.opponent == "learner":
-        raise ValueError("duel play needs a scripted opponent; valid: --env.opponent random|reactive|tribrid|robot")
+    seated = players(env) if players is not None else {}
+    if env.config.opponent == "learner" and 1 not in seated:
+        raise ValueError(
+            "duel play needs someone in the opponent's seat; valid: --env.opponent random|reactive|tribrid|robot, "
+            "or --seat opponent=PLAYER (random, scripted:NAME, checkpoint:RUN)"
+        )
     acts = np.zeros((2, HEADS), np.int32)
-    foresight = f" (foresight {env.config.foresight})" if env.config.opponent == "robot" else ""
-    stdout.write(f"duel against {env.config.opponent}{foresight}. You are A.\n{HELP}\n")
+    if 1 in seated:
+        against = seated[1].name
+    else:
+        foresight = f" (foresight {env.config.foresight})" if env.config.opponent == "robot" else ""
+        against = f"{env.config.opponent}{foresight}"
+    stdout.write(f"duel against {against}. You are A.\n{HELP}\n")
     while True:
         stdout.write("\n" + env.render_ansi(0) + "\n" + env.describe(0, 0) + "\n> ")
         stdout.flush()
@@ -116,6 +126,8 @@ def play(stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout, seed: int = 0, 
         blocked = _forbidden(env, acts[0])
         if blocked:
             stdout.write(f"not allowed now, ignored: {', '.join(blocked)}\n")
+        for seat, player in seated.items():
+            acts[seat] = player.act(env, np.array([seat]))[0]
         _, rew, _, _, _, _ = env.step(acts)
         if env.done[0]:
             result = float(rew[0])
