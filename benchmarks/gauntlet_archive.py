@@ -35,14 +35,10 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import numpy as np
-from scipy.stats import mannwhitneyu
+from arms import add_setting_args, compare, histogram, pairs, train_and_reach
 
 from sparring.explore.explore import Explorer
-from sparring.explore.reach import reach
-from sparring.kit import registry
 from sparring.kit.atomic import atomic_file
-from sparring.train.config import make_train_config
-from sparring.train.trainer import Trainer
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -53,41 +49,14 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--steps", type=int, default=5_000_000, help="learner agent-steps per run")
     p.add_argument("--fraction", type=float, default=0.25, help="train.archive_fraction of the archive arm")
     p.add_argument("--episodes", type=int, default=500, help="evaluation episodes per trained policy")
-    p.add_argument("--greedy", action="store_true", help="evaluate the most likely actions instead of sampling")
-    p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="train settings for both arms")
-    p.add_argument(
-        "--env-set",
-        nargs="*",
-        default=[],
-        metavar="KEY=VALUE",
-        help="env config for both arms, in training and evaluation",
-    )
-    p.add_argument(
-        "--shaping",
-        nargs="*",
-        default=[],
-        metavar="KEY=VALUE",
-        help="env config for both arms in training only (shaping rewards)",
-    )
     p.add_argument(
         "--explore-steps",
         type=int,
         default=0,
         help="random archive exploration before training; archive runs start from its cells",
     )
-    p.add_argument("--jobs", type=int, default=1, help="trainings run at once, each in its own process")
-    p.add_argument("--json", metavar="OUT", help="also write every number to this JSON file")
+    add_setting_args(p)
     return p.parse_args(argv)
-
-
-def pairs(items: list[str], what: str) -> dict:
-    out = {}
-    for item in items:
-        key, eq, value = item.partition("=")
-        if not eq:
-            raise SystemExit(f"{what} {item!r} is not KEY=VALUE")
-        out[key] = value
-    return out
 
 
 def explore(args, folder: str) -> dict:
@@ -105,9 +74,7 @@ def explore(args, folder: str) -> dict:
 
 def run_arm(args, seed: int, fraction: float, archive_start: str) -> dict:
     """Train one run and measure its reach from fresh starts."""
-    train_set, env_config = pairs(args.set, "--set"), pairs(args.env_set, "--env-set")
     overrides = {
-        **train_set,
         "seed": seed,
         "steps": args.steps,
         "archive_fraction": fraction,
@@ -116,21 +83,7 @@ def run_arm(args, seed: int, fraction: float, archive_start: str) -> dict:
     }
     if fraction > 0 and archive_start:
         overrides["archive_start"] = archive_start
-    cfg = make_train_config(registry.get(args.env), overrides)
-    shaping = pairs(args.shaping, "--shaping")
-    trainer = Trainer(args.env, cfg, {**env_config, **shaping})
-    eval_config = {k: v for k, v in trainer.env_config.items() if k not in shaping}
-    start = time.perf_counter()
-    try:
-        while not trainer.finished():
-            trainer.iterate()
-    finally:
-        trainer.close()
-    seconds = time.perf_counter() - start
-    trainer.policy.eval()
-    result = reach(
-        args.env, trainer.policy.cpu(), args.episodes, seed=100_000 + seed, greedy=args.greedy, env_config=eval_config
-    )
+    trainer, result, seconds = train_and_reach(args, overrides)
     archive = trainer.restarts.archive if trainer.restarts is not None else None
     return {
         **result,
@@ -141,15 +94,9 @@ def run_arm(args, seed: int, fraction: float, archive_start: str) -> dict:
     }
 
 
-def histogram(values: list[int]) -> str:
-    counts = np.bincount(np.asarray(values, np.int64))
-    return " ".join(f"{v}:{c}" for v, c in enumerate(counts) if c)
-
-
 def report(runs: dict, field: str) -> dict:
     means = {arm: [float(np.mean(r["reach"])) for r in rs] for arm, rs in runs.items()}
     clears = {arm: float(np.mean([c for r in rs for c in r["clear"]])) for arm, rs in runs.items()}
-    test = mannwhitneyu(means["archive"], means["baseline"], alternative="greater")
     for arm, rs in runs.items():
         episodes = [v for r in rs for v in r["reach"]]
         print(f"{arm:>8}: {field} reached per episode (value:count) {histogram(episodes)}")
@@ -161,12 +108,7 @@ def report(runs: dict, field: str) -> dict:
             f"{'':>8}  clear rate {clears[arm]:.1%}; training time per run "
             f"{np.mean([r['train_s'] for r in rs]):.0f} s (total {sum(r['train_s'] for r in rs):.0f} s)"
         )
-    verdict = "significant" if test.pvalue < 0.01 else "not significant"
-    print(
-        f"Mann-Whitney U (per-seed mean {field}, archive > baseline): U = {test.statistic:.1f}, "
-        f"p = {test.pvalue:.4g} ({verdict} at p < 0.01; n = {len(means['archive'])} seeds per arm)"
-    )
-    return {"per_seed_mean": means, "clear_rate": clears, "u": float(test.statistic), "p": float(test.pvalue)}
+    return {"per_seed_mean": means, "clear_rate": clears, **compare(means, "archive", field)}
 
 
 def main(argv=None) -> None:

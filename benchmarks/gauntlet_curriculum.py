@@ -43,15 +43,12 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import numpy as np
-from scipy.stats import mannwhitneyu
+from arms import add_setting_args, compare, histogram, pairs, train_and_reach
 
-from sparring.explore.reach import reach
 from sparring.kit import registry
 from sparring.kit.atomic import atomic_file
 from sparring.kit.config import make_config
 from sparring.kit.state_set import load_state_set, save_state_set
-from sparring.train.config import make_train_config
-from sparring.train.trainer import Trainer
 
 ARMS = ("baseline", "curriculum")
 
@@ -70,8 +67,6 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     p.add_argument("--per-wave", type=int, default=64, help="records per wave of the built state set")
     p.add_argument("--true", type=float, default=0.2, help="train.curriculum_true of the curriculum arm")
-    p.add_argument("--greedy", action="store_true", help="evaluate the most likely actions instead of sampling")
-    p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="train settings for both arms")
     p.add_argument(
         "--curriculum-set",
         nargs="*",
@@ -79,33 +74,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         metavar="KEY=VALUE",
         help="train settings for the curriculum arm only (curriculum_floor, curriculum_window ...)",
     )
-    p.add_argument(
-        "--env-set",
-        nargs="*",
-        default=[],
-        metavar="KEY=VALUE",
-        help="env config for both arms, in training and evaluation",
-    )
-    p.add_argument(
-        "--shaping",
-        nargs="*",
-        default=[],
-        metavar="KEY=VALUE",
-        help="env config for both arms in training only (shaping rewards)",
-    )
-    p.add_argument("--jobs", type=int, default=1, help="trainings run at once, each in its own process")
-    p.add_argument("--json", metavar="OUT", help="also write every number to this JSON file")
+    add_setting_args(p)
     return p.parse_args(argv)
-
-
-def pairs(items: list[str], what: str) -> dict:
-    out = {}
-    for item in items:
-        key, eq, value = item.partition("=")
-        if not eq:
-            raise SystemExit(f"{what} {item!r} is not KEY=VALUE")
-        out[key] = value
-    return out
 
 
 def build_states(args, path: str) -> dict:
@@ -130,15 +100,7 @@ def build_states(args, path: str) -> dict:
 
 def run_arm(args, seed: int, arm: str, states: str) -> dict:
     """Train one run for ``--minutes`` and measure how far it gets from fresh starts."""
-    env_config, shaping = pairs(args.env_set, "--env-set"), pairs(args.shaping, "--shaping")
-    overrides = {
-        **pairs(args.set, "--set"),
-        "seed": seed,
-        "minutes": args.minutes,
-        "steps": 0,
-        "eval_episodes": 0,
-        "tensorboard": False,
-    }
+    overrides = {"seed": seed, "minutes": args.minutes, "steps": 0, "eval_episodes": 0, "tensorboard": False}
     if arm == "curriculum":
         overrides.update(
             {
@@ -147,18 +109,7 @@ def run_arm(args, seed: int, arm: str, states: str) -> dict:
                 "curriculum_true": args.true,
             }
         )
-    cfg = make_train_config(registry.get(args.env), overrides)
-    trainer = Trainer(args.env, cfg, {**env_config, **shaping})
-    eval_config = {k: v for k, v in trainer.env_config.items() if k not in shaping}
-    try:
-        while not trainer.finished():
-            trainer.iterate()
-    finally:
-        trainer.close()
-    trainer.policy.eval()
-    result = reach(
-        args.env, trainer.policy.cpu(), args.episodes, seed=100_000 + seed, greedy=args.greedy, env_config=eval_config
-    )
+    trainer, result, seconds = train_and_reach(args, overrides)
     shares = {}
     if trainer.curriculum is not None:
         shares = {k: round(v, 4) for k, v in trainer.curriculum.shares().items()}
@@ -166,21 +117,15 @@ def run_arm(args, seed: int, arm: str, states: str) -> dict:
         **result,
         "seed": seed,
         "arm": arm,
-        "train_s": trainer.elapsed,
+        "train_s": seconds,
         "steps": trainer.global_step,
         "final_shares": shares,
     }
 
 
-def histogram(values: list[int]) -> str:
-    counts = np.bincount(np.asarray(values, np.int64))
-    return " ".join(f"{v}:{c}" for v, c in enumerate(counts) if c)
-
-
 def report(runs: dict, field: str) -> dict:
     means = {arm: [float(np.mean(r["reach"])) for r in rs] for arm, rs in runs.items()}
     clears = {arm: [float(np.mean(r["clear"])) for r in rs] for arm, rs in runs.items()}
-    test = mannwhitneyu(means["curriculum"], means["baseline"], alternative="greater")
     for arm, rs in runs.items():
         episodes = [v for r in rs for v in r["reach"]]
         print(f"{arm:>10}: {field} reached per run (value:count) {histogram(episodes)}")
@@ -192,12 +137,7 @@ def report(runs: dict, field: str) -> dict:
             f"{'':>10}  per-seed clear rate: {', '.join(f'{c:.1%}' for c in clears[arm])}  "
             f"(pooled {np.mean(clears[arm]):.1%}); {np.mean([r['steps'] for r in rs]):.3g} steps per run"
         )
-    verdict = "significant" if test.pvalue < 0.01 else "not significant"
-    print(
-        f"Mann-Whitney U (per-seed mean {field}, curriculum > baseline): U = {test.statistic:.1f}, "
-        f"p = {test.pvalue:.4g} ({verdict} at p < 0.01; n = {len(means['curriculum'])} seeds per arm)"
-    )
-    return {"per_seed_mean": means, "per_seed_clear": clears, "u": float(test.statistic), "p": float(test.pvalue)}
+    return {"per_seed_mean": means, "per_seed_clear": clears, **compare(means, "curriculum", field)}
 
 
 def main(argv=None) -> None:

@@ -1,0 +1,85 @@
+"""What the two-arm training benchmarks share (gauntlet_archive.py, gauntlet_curriculum.py): KEY=VALUE settings,
+a run trained in-process and measured from fresh starts, and the one-sided Mann-Whitney test between arms."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+from scipy.stats import mannwhitneyu
+
+from sparring.explore.reach import reach
+from sparring.kit import registry
+from sparring.train.config import make_train_config
+from sparring.train.trainer import Trainer
+
+
+def add_setting_args(p: argparse.ArgumentParser) -> None:
+    """``--set``, ``--env-set``, ``--shaping``, ``--greedy``, ``--jobs`` and ``--json``, as both benchmarks take
+    them."""
+    p.add_argument("--greedy", action="store_true", help="evaluate the most likely actions instead of sampling")
+    p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="train settings for both arms")
+    p.add_argument(
+        "--env-set",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="env config for both arms, in training and evaluation",
+    )
+    p.add_argument(
+        "--shaping",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="env config for both arms in training only (shaping rewards)",
+    )
+    p.add_argument("--jobs", type=int, default=1, help="trainings run at once, each in its own process")
+    p.add_argument("--json", metavar="OUT", help="also write every number to this JSON file")
+
+
+def pairs(items: list[str], what: str) -> dict:
+    """``["lr=1e-3", ...]`` (the values of option ``what``) as a dict; a malformed item stops the benchmark."""
+    out = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise SystemExit(f"{what} {item!r} is not KEY=VALUE")
+        out[key] = value
+    return out
+
+
+def train_and_reach(args, overrides: dict) -> tuple[Trainer, dict, float]:
+    """Train ``args.env`` with ``--set`` plus ``overrides`` (env: ``--env-set`` and ``--shaping``), then play
+    ``args.episodes`` fresh runs without the shaping; (the closed trainer, the reach of its policy, seconds)."""
+    env_config, shaping = pairs(args.env_set, "--env-set"), pairs(args.shaping, "--shaping")
+    cfg = make_train_config(registry.get(args.env), {**pairs(args.set, "--set"), **overrides})
+    trainer = Trainer(args.env, cfg, {**env_config, **shaping})
+    eval_config = {k: v for k, v in trainer.env_config.items() if k not in shaping}
+    try:
+        while not trainer.finished():
+            trainer.iterate()
+    finally:
+        trainer.close()
+    trainer.policy.eval()
+    seed = overrides["seed"]
+    result = reach(
+        args.env, trainer.policy.cpu(), args.episodes, seed=100_000 + seed, greedy=args.greedy, env_config=eval_config
+    )
+    return trainer, result, trainer.elapsed
+
+
+def histogram(values: list[int]) -> str:
+    """``value:count`` of every value that occurs, ascending."""
+    counts = np.bincount(np.asarray(values, np.int64))
+    return " ".join(f"{v}:{c}" for v, c in enumerate(counts) if c)
+
+
+def compare(means: dict, treated: str, field: str) -> dict:
+    """One-sided Mann-Whitney of the per-seed means, ``treated`` > baseline: printed, and returned as numbers."""
+    test = mannwhitneyu(means[treated], means["baseline"], alternative="greater")
+    verdict = "significant" if test.pvalue < 0.01 else "not significant"
+    print(
+        f"Mann-Whitney U (per-seed mean {field}, {treated} > baseline): U = {test.statistic:.1f}, "
+        f"p = {test.pvalue:.4g} ({verdict} at p < 0.01; n = {len(means[treated])} seeds per arm)"
+    )
+    return {"u": float(test.statistic), "p": float(test.pvalue)}
