@@ -11,6 +11,7 @@ from scipy.stats import mannwhitneyu
 from sparring.explore.reach import reach
 from sparring.kit import registry
 from sparring.train.config import make_train_config
+from sparring.train.imitate import imitate
 from sparring.train.trainer import Trainer
 
 
@@ -50,12 +51,15 @@ def pairs(items: list[str], what: str) -> dict:
 
 def train_and_reach(args, overrides: dict) -> tuple[Trainer, dict, float]:
     """Train ``args.env`` with ``--set`` plus ``overrides`` (env: ``--env-set`` and ``--shaping``), then play
-    ``args.episodes`` fresh runs without the shaping; (the closed trainer, the reach of its policy, seconds)."""
+    ``args.episodes`` fresh runs without the shaping; (the closed trainer, the reach of its policy, seconds).
+    A ``--set imitate=NAME`` warm start clones first, as ``sparring train`` does."""
     env_config, shaping = pairs(args.env_set, "--env-set"), pairs(args.shaping, "--shaping")
     cfg = make_train_config(registry.get(args.env), {**pairs(args.set, "--set"), **overrides})
     trainer = Trainer(args.env, cfg, {**env_config, **shaping})
     eval_config = {k: v for k, v in trainer.env_config.items() if k not in shaping}
     try:
+        for _ in imitate(trainer) if cfg.imitate else ():
+            pass
         while not trainer.finished():
             trainer.iterate()
     finally:
