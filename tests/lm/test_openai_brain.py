@@ -1,6 +1,8 @@
 """OpenAIBrain against the real server, a server that answers garbage, a slow one, and none at all."""
 
 import asyncio
+import http.server
+import json
 import threading
 import time
 
@@ -115,6 +117,62 @@ def test_busy_server_is_retried_with_backoff_then_counted(odd_server):
         assert brain.decide(_batch(2)).tolist() == [[SAFE], [SAFE]]
     assert (brain.stats.failed, brain.requests) == (2, 2 * 3)
     assert brain.stats.last_error.startswith("HTTP 503")
+
+
+class _Flaky(http.server.BaseHTTPRequestHandler):
+    """Per conversation: the 1st attempt loses its connection, the 2nd gets 503, the 3rd the answer."""
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        key = body["messages"][-1]["content"]
+        with self.server.lock:
+            self.server.seen.setdefault(key, []).append(time.monotonic())
+            attempt = len(self.server.seen[key])
+        if attempt == 1:
+            self.close_connection = True  # no reply at all: the client sees the connection drop
+            return
+        if attempt == 2:
+            reply, status = b'{"error": {"message": "overloaded"}}', 503
+        else:
+            reply, status = json.dumps({"choices": [{"message": {"content": f"ok {key}"}}]}).encode(), 200
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def flaky_server():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Flaky)
+    server.lock, server.seen = threading.Lock(), {}
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1", server.seen
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_dropped_connection_and_a_503_are_retried_with_growing_waits(flaky_server):
+    url, seen = flaky_server
+    answers = {}
+    with OpenAIBrain(url, "m", _keep(answers), SAFE, retries=2, backoff=0.2, concurrency=2) as brain:
+        assert brain.decide(_batch(2)).tolist() == [[1], [2]]
+    assert sorted(answers.values()) == ["ok talk to Ada", "ok talk to Ben"]
+    assert (brain.stats.parsed, brain.stats.failed, brain.requests) == (2, 0, 6)
+    for times in seen.values():
+        first, second = times[1] - times[0], times[2] - times[1]
+        assert 0.2 <= first < second and second >= 0.4  # backoff * 2**k before retry k
+
+
+def test_one_retry_too_few_counts_the_turn_as_failed(flaky_server):
+    url, seen = flaky_server
+    with OpenAIBrain(url, "m", _keep({}), SAFE, retries=1, backoff=0) as brain:
+        assert brain.decide(_batch(1)).tolist() == [[SAFE]]
+    assert (brain.stats.failed, brain.requests) == (1, 2) and brain.stats.last_error.startswith("HTTP 503")
 
 
 def test_timeouts_fail_and_concurrency_is_limited(odd_server):

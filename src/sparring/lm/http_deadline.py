@@ -10,6 +10,13 @@ request (later requests on a kept-alive connection); past it the server answers
 ``408`` with an OpenAI-style error body and closes the connection (or just closes
 it if an answer was already sent). A handler still reading the body sees the
 client as disconnected.
+
+Written here because no library does it: uvicorn's settings (0.54) time out only idle
+keep-alive connections, workers and shutdown (``timeout_keep_alive``,
+``timeout_worker_healthcheck``, ``timeout_graceful_shutdown``), none a request that is
+slow to arrive; a reverse proxy (nginx's ``client_header_timeout``/``client_body_timeout``)
+would do it, but ``sparring serve`` runs without one. Retries are the client's side
+(:mod:`sparring.lm.openai_brain`, with tenacity).
 """
 
 from __future__ import annotations

@@ -1,19 +1,20 @@
 """A text brain answered by any OpenAI-compatible chat endpoint (``POST {base_url}/chat/completions``).
 
 Requests run on ``concurrency`` threads; a timeout, a connection error, HTTP 408,
-409, 429 or 5xx is retried up to ``retries`` times after ``backoff * 2**attempt``
-seconds. Other 4xx replies and 200 replies that are not a chat completion are not
-retried. Every turn without a usable answer takes the safe action and is counted.
+409, 429 or 5xx is retried up to ``retries`` times, waiting ``backoff * 2**k`` seconds
+before retry ``k`` (0, 1, ...); tenacity runs the attempts and the waits. Other 4xx
+replies and 200 replies that are not a chat completion are not retried. Every turn
+without a usable answer takes the safe action and is counted.
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
+import tenacity
 
 from sparring.lm.brains import TextFn
 from sparring.lm.text_brain import DEFAULT_SYSTEM, ParseFn, TextBrain
@@ -89,24 +90,29 @@ class OpenAIBrain(TextBrain):
             "temperature": self.temperature,
             **({} if self.seed is None else {"seed": self.seed}),
         }
-        for attempt in range(self.retries + 1):
-            if attempt:
-                time.sleep(self.backoff * 2 ** (attempt - 1))
-            with self._lock:
-                self.requests += 1
-            try:
-                reply = self._client.post(self.url, json=body)
-            except httpx.HTTPError as exc:  # timeouts and connection errors: worth another try
-                self.stats.last_error = f"{type(exc).__name__}: {exc}"
-                continue
+        retrying = tenacity.Retrying(
+            stop=tenacity.stop_after_attempt(self.retries + 1),
+            wait=tenacity.wait_exponential(multiplier=self.backoff),  # backoff * 2**k before retry k
+            retry=tenacity.retry_if_exception_type(_TryAgain),
+            retry_error_callback=lambda state: None,  # out of tries: no answer; last_error says why
+        )
+        return retrying(self._attempt, body)
+
+    def _attempt(self, body: dict) -> str | None:
+        """One POST: the answer, None for a reply not worth repeating, :class:`_TryAgain` for one that is."""
+        with self._lock:
+            self.requests += 1
+        try:
+            reply = self._client.post(self.url, json=body)
+        except httpx.HTTPError as exc:  # timeouts and connection errors: worth another try
+            self.stats.last_error = f"{type(exc).__name__}: {exc}"
+            raise _TryAgain from exc
+        if reply.status_code != 200:
+            self.stats.last_error = f"HTTP {reply.status_code}: {reply.text[:200]}"
             if reply.status_code in RETRY_STATUS:
-                self.stats.last_error = f"HTTP {reply.status_code}: {reply.text[:200]}"
-                continue
-            if reply.status_code != 200:
-                self.stats.last_error = f"HTTP {reply.status_code}: {reply.text[:200]}"
-                return None
-            return self._content(reply)
-        return None
+                raise _TryAgain
+            return None
+        return self._content(reply)
 
     def _content(self, reply: httpx.Response) -> str | None:
         try:
@@ -124,6 +130,10 @@ class OpenAIBrain(TextBrain):
                 self.stats.prompt_tokens += _count(usage.get("prompt_tokens"))
                 self.stats.completion_tokens += _count(usage.get("completion_tokens"))
         return content
+
+
+class _TryAgain(Exception):
+    """An attempt that failed in a way another attempt may not (timeout, connection error, 408/409/429/5xx)."""
 
 
 def _count(value) -> int:
