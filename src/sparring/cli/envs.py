@@ -8,22 +8,22 @@ import json
 from sparring.cli.overrides import env_overrides
 from sparring.cli.values import count, number
 from sparring.kit import registry
-from sparring.scaffold.listing import entry_point_sources, env_summary, format_summary
-from sparring.scaffold.new import MAX_AGENTS, new_env
+from sparring.scaffold.listing import format_summary, summaries
 
 
 def cmd_list(args, extra) -> int:
     """Print every registered env: agents, observation, action heads, phases, scripted opponents, source."""
     if extra:
         raise ValueError(f"unexpected argument(s) {extra}; usage: sparring list [--json]")
-    sources = entry_point_sources()
-    infos = [env_summary(name, sources) for name in registry.names()]
+    infos = summaries(registry.names())
     print(json.dumps(infos, indent=1) if args.json else "\n".join(format_summary(info) for info in infos))
     return 0
 
 
 def cmd_new(args, extra) -> int:
     """Write a template env that passes ``sparring check`` and trains as it is."""
+    from sparring.scaffold.new import new_env
+
     if extra:
         raise ValueError(f"unexpected argument(s) {extra}; usage: sparring new NAME [--agents K] [--dir DIR]")
     made = new_env(args.name, agents=args.agents, where=args.dir, standalone=args.standalone)
@@ -73,15 +73,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("list", help="registered envs: agents, obs size, action heads, phases, scripted opponents")
     p.add_argument("--json", action="store_true")
     p.set_defaults(fn=cmd_list)
-    p = sub.add_parser("new", help="write a template env that passes `sparring check` and trains out of the box")
-    p.add_argument("name", help="env name: lowercase letters, digits, underscores")
-    p.add_argument("--agents", type=int, default=1, help=f"agents per env, 1 to {MAX_AGENTS}")
-    p.add_argument(
-        "--dir",
-        help="where to write (default: the current folder); inside a sparring checkout the env "
-        "goes to src/sparring/envs/NAME, elsewhere to a package folder DIR/NAME",
+    p = sub.add_parser(
+        "new", help="write a template env that passes `sparring check` and trains out of the box", arguments=_add_new
     )
-    p.add_argument("--standalone", action="store_true", help="a package folder even inside a sparring checkout")
     p.set_defaults(fn=cmd_new)
     p = sub.add_parser("check", help="the env doctor: determinism, snapshots, masks, bounds, reward audit")
     p.add_argument("env")
@@ -105,3 +99,17 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "vec=ray,workers=2 (uses --repeats turns of --seconds each)",
     )
     p.set_defaults(fn=cmd_bench)
+
+
+def _add_new(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``new``, added when it is parsed (the template module is not needed for the others)."""
+    from sparring.scaffold.new import MAX_AGENTS
+
+    p.add_argument("name", help="env name: lowercase letters, digits, underscores")
+    p.add_argument("--agents", type=int, default=1, help=f"agents per env, 1 to {MAX_AGENTS}")
+    p.add_argument(
+        "--dir",
+        help="where to write (default: the current folder); inside a sparring checkout the env "
+        "goes to src/sparring/envs/NAME, elsewhere to a package folder DIR/NAME",
+    )
+    p.add_argument("--standalone", action="store_true", help="a package folder even inside a sparring checkout")

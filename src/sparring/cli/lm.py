@@ -136,10 +136,15 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     _add_build_lm(
         sub.add_parser("build-lm", help="train a BPE tokenizer on text lines and save a small untrained Llama model")
     )
-    _add_distill(
-        sub.add_parser("distill", help="record a teacher's town turns and fine-tune a new small model on them")
+    # their flags come from config dataclasses of modules that import torch: added when the command is parsed
+    p = sub.add_parser(
+        "distill", help="record a teacher's town turns and fine-tune a new small model on them", arguments=_add_distill
     )
-    _add_grpo(sub.add_parser("grpo", help="GRPO of a model folder as town character 0 on the in-game outcome"))
+    p.set_defaults(fn=cmd_distill)
+    p = sub.add_parser(
+        "grpo", help="GRPO of a model folder as town character 0 on the in-game outcome", arguments=_add_grpo
+    )
+    p.set_defaults(fn=cmd_grpo)
 
 
 def _add_serve(p: argparse.ArgumentParser) -> None:
@@ -189,7 +194,6 @@ def _add_distill(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="new model folder")
     _config_args(p, DistillConfig(), skip={"teacher"})
     p.add_argument("--teacher", default=DistillConfig.teacher, help="brain spec, e.g. scripted:planner_noisy:0.3")
-    p.set_defaults(fn=cmd_distill)
 
 
 def _add_grpo(p: argparse.ArgumentParser) -> None:
@@ -200,7 +204,6 @@ def _add_grpo(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="run folder: model/, metrics.jsonl, success.png, state")
     p.add_argument("--resume", action="store_true", help="continue the run in --out where it stopped")
     _config_args(p, GRPOConfig())
-    p.set_defaults(fn=cmd_grpo)
 
 
 def _config_args(p: argparse.ArgumentParser, defaults, skip=frozenset()) -> None:

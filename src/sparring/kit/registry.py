@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import entry_points
-
-from sparring.kit.batch import BatchedEnv
 
 _REGISTRY: dict[str, object] = {}
 ENTRY_POINT_GROUP = "sparring.envs"
@@ -19,6 +16,8 @@ def register(name: str, target) -> None:
 
 
 def _load_entry_points() -> None:
+    from importlib.metadata import entry_points  # about 50 ms: only when names are looked up
+
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         _REGISTRY.setdefault(ep.name, ep.value)
 
@@ -27,6 +26,15 @@ def names() -> list[str]:
     """Every registered env name, sorted."""
     _load_entry_points()
     return sorted(_REGISTRY)
+
+
+def target(name: str):
+    """What ``name`` was registered as: a ``"module:Class"`` string not imported yet, or the env class."""
+    if name not in _REGISTRY:
+        _load_entry_points()
+    if name not in _REGISTRY:
+        raise LookupError(f"unknown env {name!r}; known envs: {', '.join(names()) or '(none)'}")
+    return _REGISTRY[name]
 
 
 def get(name: str) -> type:
@@ -44,4 +52,6 @@ def get(name: str) -> type:
 
 def make(name: str, num_envs: int = 1, seed: int = 0, **config):
     """A :class:`~sparring.kit.batch.BatchedEnv` of the env registered as ``name``."""
+    from sparring.kit.batch import BatchedEnv  # Numba loads here, not for the registry's names
+
     return BatchedEnv(get(name), num_envs=num_envs, seed=seed, **config)

@@ -1,15 +1,29 @@
-"""What ``sparring list`` shows of each registered env, built-in or from another package's entry point."""
+"""What ``sparring list`` shows of each registered env, built-in or from another package's entry point.
+
+The summaries are kept in ``$NUMBA_CACHE_DIR/sparring-list.json`` (beside the compiled kernels), each
+under a key of its env's source: the size and modification time of every file of the package that
+holds the env and of sparring itself. A warm ``sparring list`` reads them without importing Numba or
+any env (about 0.1 s instead of about 1 s); a changed file, an env registered as a class or a cache
+that cannot be read or written means the env is imported and summarised as before.
+"""
 
 from __future__ import annotations
 
-from importlib.metadata import entry_points
+import hashlib
+import importlib.util
+import json
+import os
 
 from sparring.kit import registry
-from sparring.kit.config import make_config
+
+CACHE_NAME = "sparring-list.json"
+_SOURCE_SUFFIXES = (".py", ".toml", ".json")
 
 
 def entry_point_sources() -> dict[str, str]:
     """Env name -> the installed distribution that declares it in the ``sparring.envs`` entry point group."""
+    from importlib.metadata import entry_points
+
     out = {}
     for ep in entry_points(group=registry.ENTRY_POINT_GROUP):
         out.setdefault(ep.name, ep.dist.name if ep.dist is not None else ep.value)
@@ -23,6 +37,8 @@ def env_summary(name: str, sources: dict[str, str] | None = None) -> dict:
     An env that cannot be imported or configured (a broken third-party package) gets
     an ``error`` entry instead, so one bad env does not hide the others.
     """
+    from sparring.kit.config import make_config
+
     sources = entry_point_sources() if sources is None else sources
     try:
         cls = registry.get(name)
@@ -44,6 +60,97 @@ def env_summary(name: str, sources: dict[str, str] | None = None) -> dict:
         "best_scripted": cls.best_scripted,
         "source": sources.get(name, cls.__module__),
     }
+
+
+def summaries(names: list[str], sources: dict[str, str] | None = None) -> list[dict]:
+    """:func:`env_summary` of each of ``names``, read from the cache for envs whose source is unchanged."""
+    sources = entry_point_sources() if sources is None else sources
+    path = os.path.join(os.environ.get("NUMBA_CACHE_DIR") or os.path.expanduser("~/.cache/sparring/numba"), CACHE_NAME)
+    cached = _read_cache(path)
+    out, fresh = [], {}
+    for name in names:
+        key = _source_key(name, sources.get(name))
+        entry = cached.get(name)
+        if key is not None and isinstance(entry, dict) and entry.get("key") == key and _is_summary(entry.get("info")):
+            out.append(entry["info"])
+            continue
+        info = env_summary(name, sources)
+        out.append(info)
+        if key is not None and "error" not in info:  # a broken env is tried again next time
+            fresh[name] = {"key": key, "info": info}
+    if fresh:
+        _write_cache(path, {**cached, **fresh})
+    return out
+
+
+def _source_key(name: str, source: str | None) -> str | None:
+    """A digest of the name, its target and the stamps of every source file of its package and of sparring
+    (None when the env was registered as a class, or its package cannot be found without importing it)."""
+    import sparring
+
+    target = registry.target(name)
+    if not isinstance(target, str):
+        return None
+    folder = _package_folder(target.partition(":")[0].split(".")[0])
+    if folder is None:
+        return None
+    h = hashlib.sha256(f"{name}\0{target}\0{source}\0{sparring.__version__}".encode())
+    for root in sorted({folder, os.path.dirname(os.path.abspath(sparring.__file__))}):
+        _stamp_tree(h, root)
+    return h.hexdigest()
+
+
+def _package_folder(top: str) -> str | None:
+    """The folder (or single file) of the top-level module ``top``, found without running it."""
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    if spec.submodule_search_locations:
+        return os.path.abspath(list(spec.submodule_search_locations)[0])
+    return os.path.abspath(spec.origin) if spec.origin and os.path.isfile(spec.origin) else None
+
+
+def _stamp_tree(h, root: str) -> None:
+    """Fold the path, size and modification time of every source file under ``root`` into ``h``."""
+    if os.path.isfile(root):
+        st = os.stat(root)
+        h.update(f"{root}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+        return
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+        for fname in sorted(files):
+            if fname.endswith(_SOURCE_SUFFIXES):
+                st = os.stat(os.path.join(folder, fname))
+                h.update(f"{folder}/{fname}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+
+
+def _is_summary(info) -> bool:
+    return isinstance(info, dict) and isinstance(info.get("name"), str) and "heads" in info and "seats" in info
+
+
+def _read_cache(path: str) -> dict:
+    """The cache's entries; {} when it is missing or not a JSON object (then it is rebuilt)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_cache(path: str, entries: dict) -> None:
+    """Write the cache all at once; a folder that cannot be written only means no cache."""
+    from sparring.kit.atomic import atomic_file
+
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with atomic_file(path, encoding="utf-8") as fh:
+            json.dump(entries, fh)
+    except OSError:
+        pass
 
 
 def format_summary(info: dict, most: int = 8) -> str:
