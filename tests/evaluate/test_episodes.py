@@ -53,6 +53,20 @@ def test_summary_table():
     assert "seat player" in format_report("squared", report)
 
 
+def test_phase_table_lists_only_the_phases_episodes_ended_in():
+    serpent = registry.get("serpent")  # 40 phases
+    rows = _rows(serpent, [[1.0], [-1.0], [1.0]], np.zeros((3, len(serpent.metrics))))
+    rows[:, 2] = [serpent.phases.index("C/6"), serpent.phases.index("C/6"), serpent.phases.index("D/7")]
+    rows[:, 3 + serpent.metrics.index("win")] = [1, 0, 1]
+    text = format_report("serpent", summarize(serpent, rows))
+    table = [line.split() for line in text.splitlines() if line.startswith(("  C/", "  D/", "  A/", "  B/"))]
+    assert table == [["C/6", "2", "1", "1", "0"], ["D/7", "1", "1", "0", "0"]]
+    assert "  ... 38 phases in which no episode ended" in text.splitlines()
+    assert max(map(len, text.splitlines())) <= 120 and len(serpent.metrics) + 2 == text.count("=")  # means wrapped
+    squared = registry.get("squared")  # every phase reached: no count line
+    assert "no episode ended" not in format_report("squared", summarize(squared, _rows(squared, [[1.0]], [[1.0]])))
+
+
 def test_metric_rate_counts_seat_episodes_with_a_wilson_interval():
     town = registry.get("town")
     rows = np.zeros((2, 3 + len(town.metrics)))

@@ -46,7 +46,13 @@ def test_tracker_follows_phases_and_low_watermarks():
     assert failures["by_transition"] == {"middle -> edge": {"losses": 1, "within": 1}}
     assert failures["watermarks"] == {"lowest_pos": {"win": 4.0, "loss": 0.0, "draw": None}}
     text = format_failures(failures)
-    assert "middle -> edge" in text and "lowest_pos" in text and "<=20 ticks after" in text
+    assert "middle -> edge" in text and "<=20 ticks after" in text
+    lines = [line.split() for line in text.splitlines()]
+    assert ["middle", "0"] not in lines and ["edge", "1"] in lines  # only the phases with losses
+    assert ["...", "1", "phase", "without", "a", "loss"] in lines
+    assert ["low-watermark", "(mean)", "win", "loss"] in lines and ["lowest_pos", "4", "0"] in lines  # no draws
+    won = summarize_failures(toys.Cliff, episodes[1:], tracker.table()[1:], tracker.watermarks)
+    assert format_failures(won).splitlines()[0] == "  losses: 0" and "last transition" not in format_failures(won)
     late = summarize_failures(toys.Cliff, episodes, tracker.table(), tracker.watermarks, window=0)
     assert late["by_transition"]["middle -> edge"]["within"] == 0  # the loss came 1 tick after edge began
 

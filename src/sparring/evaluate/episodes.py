@@ -3,6 +3,8 @@ metrics."""
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 
 from sparring.evaluate.wilson import wilson_interval
@@ -117,7 +119,8 @@ def summarize(env_cls, episodes: np.ndarray, players: dict[str, str] | None = No
 
 
 def format_report(env_name: str, report: dict) -> str:
-    """The report as a text table."""
+    """The report as text: outcomes with intervals, per seat when there are several, the phases episodes
+    ended in (only those some episode ended in, with a count of the others), episode means."""
     lines = [f"{env_name}: {report['episodes']} episodes, seat {report['seat']}"]
     for name in OUTCOMES:
         r = report[name]
@@ -129,11 +132,34 @@ def format_report(env_name: str, report: dict) -> str:
                 f"{row[o]['rate']:.3f} [{row[o]['ci95'][0]:.2f},{row[o]['ci95'][1]:.2f}]" for o in OUTCOMES
             )
             lines.append(f"  {seat:<12} {cells}  {row['player']}")
-    lines.append(f"  {'phase':<16} {'episodes':>8} {'win':>6} {'loss':>6} {'draw':>6}")
-    for phase, row in report["phases"].items():
-        lines.append(f"  {phase:<16} {row['episodes']:>8} {row['win']:>6} {row['loss']:>6} {row['draw']:>6}")
-    lines.append("  means: " + ", ".join(f"{k}={v:.4g}" for k, v in report["means"].items()))
+    lines += _phase_table(report["phases"])
+    means = ", ".join(f"{k}={v:.4g}" for k, v in report["means"].items())
+    lines.append(
+        textwrap.fill(
+            means,
+            110,
+            initial_indent="  means: ",
+            subsequent_indent=" " * 9,
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
+    )
     return "\n".join(lines)
+
+
+def _phase_table(phases: dict) -> list[str]:
+    """Rows of the phases some episode ended in, then how many phases none ended in."""
+    ended = {phase: row for phase, row in phases.items() if row["episodes"]}
+    width = max([16, *map(len, ended)])
+    lines = [f"  {'final phase':<{width}} {'episodes':>8} {'win':>6} {'loss':>6} {'draw':>6}"]
+    lines += [
+        f"  {phase:<{width}} {row['episodes']:>8} {row['win']:>6} {row['loss']:>6} {row['draw']:>6}"
+        for phase, row in ended.items()
+    ]
+    if len(ended) < len(phases):
+        left = len(phases) - len(ended)
+        lines.append(f"  ... {left} phase{'' if left == 1 else 's'} in which no episode ended")
+    return lines
 
 
 def metric_rate(env_cls, episodes: np.ndarray, name: str, seats: int) -> dict:

@@ -142,15 +142,24 @@ def summarize_failures(env_cls, episodes: np.ndarray, tracked: np.ndarray, water
 
 
 def format_failures(failures: dict) -> str:
-    """The failure analysis as text tables."""
-    w = failures["window"]
-    lines = [f"  losses: {failures['losses']}", f"  {'lost in phase':<28} {'losses':>7}"]
-    lines += [f"  {p:<28} {n:>7}" for p, n in failures["by_phase"].items()]
-    lines.append(f"  {'last transition':<28} {'losses':>7} {f'<={w} ticks after':>18}")
-    lines += [f"  {t:<28} {e['losses']:>7} {e['within']:>18}" for t, e in failures["by_transition"].items()]
-    if failures["watermarks"]:
-        lines.append(f"  {'low-watermark (mean)':<28} " + " ".join(f"{o:>8}" for o in OUTCOMES))
-        for name, per in failures["watermarks"].items():
-            cells = " ".join(f"{'-' if per[o] is None else format(per[o], '.4g'):>8}" for o in OUTCOMES)
-            lines.append(f"  {name:<28} {cells}")
+    """The failure analysis as text tables: only the phases and transitions with losses (with a count of the
+    phases without), and low-watermark means for the outcomes that happened."""
+    lines = [f"  losses: {failures['losses']}"]
+    if failures["losses"]:
+        lost = {p: n for p, n in failures["by_phase"].items() if n}
+        width = max([28, *map(len, lost), *map(len, failures["by_transition"])])
+        w = failures["window"]
+        lines.append(f"  {'lost in phase':<{width}} {'losses':>7}")
+        lines += [f"  {p:<{width}} {n:>7}" for p, n in lost.items()]
+        if len(lost) < len(failures["by_phase"]):
+            spared = len(failures["by_phase"]) - len(lost)
+            lines.append(f"  ... {spared} phase{'' if spared == 1 else 's'} without a loss")
+        lines.append(f"  {'last transition':<{width}} {'losses':>7} {f'<={w} ticks after':>18}")
+        lines += [f"  {t:<{width}} {e['losses']:>7} {e['within']:>18}" for t, e in failures["by_transition"].items()]
+    marks = failures["watermarks"]
+    happened = [o for o in OUTCOMES if any(per[o] is not None for per in marks.values())]
+    if marks and happened:
+        lines.append(f"  {'low-watermark (mean)':<28} " + " ".join(f"{o:>8}" for o in happened))
+        for name, per in marks.items():
+            lines.append(f"  {name:<28} " + " ".join(f"{per[o]:>8.4g}" for o in happened))
     return "\n".join(lines)
