@@ -123,3 +123,17 @@ def test_bad_imitation_settings_are_named(settings, message):
     env = BatchedEnv(CueTeacher, num_envs=2)
     with pytest.raises(ValueError, match=re.escape(message)):
         check_imitation(make_train_config(None, {**TINY, "steps": 1000, **settings}), env)
+
+
+@pytest.mark.parametrize("imitate_lr, cloned_at", [(0.0, 0.01), (0.002, 0.002)])
+def test_the_clone_runs_at_its_own_learning_rate_and_ppo_at_the_runs(imitate_lr, cloned_at):
+    cfg = make_train_config(
+        None,
+        {**TINY, "steps": 32 * 16 * 4, "imitate": "teacher", "imitate_steps": 32 * 16 * 2, "imitate_lr": imitate_lr},
+    )
+    trainer = Trainer("toy_cue_teacher", cfg)
+    log = list(imitate(trainer))
+    assert [m["train/lr"] for m in log] == [cloned_at, cloned_at]
+    assert all(g["lr"] == pytest.approx(cloned_at) for opt in trainer.optimizer.parts for g in opt.param_groups)
+    ppo = trainer.iterate()  # PPO starts from the run's lr, annealed by the progress the clone made
+    assert ppo["train/lr"] == pytest.approx(0.01 * 0.5)

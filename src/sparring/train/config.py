@@ -77,6 +77,9 @@ class TrainConfig:
         "Warm start: stop cloning after this many minutes (0: no time limit); imitate needs one of the two limits.",
         low=0,
     )
+    imitate_lr: float = knob(
+        0.0, "Warm start: the cloning's learning rate, held constant (0: the run's lr); PPO then starts at lr.", low=0
+    )
     archive_fraction: float = knob(
         0.0,
         "Go-Explore: probability that an env whose episode ended restarts from a "

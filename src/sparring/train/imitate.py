@@ -111,7 +111,7 @@ def imitate(trainer) -> Iterator[dict]:
     elapsed time, so the warm start counts toward the run's budget."""
     cfg = trainer.cfg
     check_imitation(cfg, trainer.env)
-    trainer.optimizer.set_lr(cfg.lr)
+    trainer.optimizer.set_lr(cfg.imitate_lr or cfg.lr)
     steps, seconds = 0, 0.0
     while (
         (cfg.imitate_steps == 0 or steps < cfg.imitate_steps)
@@ -130,7 +130,7 @@ def imitate(trainer) -> Iterator[dict]:
         yield {
             "train/step": trainer.global_step,
             "train/elapsed_s": trainer.elapsed,
-            "train/lr": cfg.lr,
+            "train/lr": cfg.imitate_lr or cfg.lr,
             "train/sps": trainer.batch_size / (end - start),
             "perf/rollout_s": collected - start,
             "perf/update_s": end - collected,
