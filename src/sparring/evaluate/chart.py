@@ -25,7 +25,7 @@ def failure_figure(failures: dict, title: str):
     within = [failures["by_transition"][t]["within"] for t in labels]
     later = [failures["by_transition"][t]["losses"] - w for t, w in zip(labels, within)]
     right.bar(labels, within, color="#c0504d", label=f"within {failures['window']} ticks of the change")
-    right.bar(labels, later, bottom=within, color="#f2a19e", label="later after the change")
+    right.bar(labels, later, bottom=within, color="#f2a19e", label=f"more than {failures['window']} ticks after")
     right.set_title("Losses by the last phase change before them")
     if labels:
         right.legend(fontsize=8)
