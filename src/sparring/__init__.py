@@ -16,5 +16,6 @@ register("town16", "sparring.envs.town.env:Town16")
 register("town64", "sparring.envs.town.env:Town64")
 register("serpent", "sparring.envs.serpent.env:Serpent")
 register("gauntlet", "sparring.envs.gauntlet.env:Gauntlet")
+from sparring.kit import gym_registration as _gym_ids  # noqa: E402,F401 (the envs above as sparring/NAME-v0)
 
 __all__ = ["make", "names", "register", "__version__"]

@@ -1,16 +1,46 @@
-"""PettingZoo adapter: the library's parallel API test, agents leaving when done."""
+"""PettingZoo adapter, tried with PettingZoo's own tests (parallel, seeds, AEC through parallel_to_aec); agents are
+the learner seats and leave when done; masks are what space.sample takes."""
 
 import numpy as np
 import pytest
-from pettingzoo.test import parallel_api_test
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test
+from pettingzoo.utils.conversions import parallel_to_aec
 
 from sparring.kit.pz_adapter import PettingZooEnv
 from tests.kit import toys
 
+ENVS = [("town", {}), ("duel", {}), ("duel", {"opponent": "learner"}), (toys.Pair, {})]
+IDS = ["town", "duel", "duel-selfplay", "toy-pair"]
 
-def test_passes_parallel_api_test():
-    parallel_api_test(PettingZooEnv(toys.Pair), num_cycles=200)
-    parallel_api_test(PettingZooEnv("squared"), num_cycles=200)
+
+@pytest.mark.parametrize("env, config", ENVS, ids=IDS)
+def test_passes_pettingzoos_aec_parallel_and_seed_tests(env, config):
+    api_test(parallel_to_aec(PettingZooEnv(env, **config)), num_cycles=100)
+    parallel_api_test(PettingZooEnv(env, **config), num_cycles=100)
+    parallel_seed_test(lambda: PettingZooEnv(env, **config), num_cycles=50)
+
+
+def test_agents_are_the_learner_seats():
+    assert PettingZooEnv("duel").possible_agents == ["agent_0"]  # the env plays its scripted opponent
+    assert PettingZooEnv("duel", opponent="learner").possible_agents == ["agent_0", "agent_1"]
+    chase = PettingZooEnv(toys.Chase)
+    obs, _ = chase.reset(seed=0)
+    assert chase.possible_agents == ["agent_1"] and np.array_equal(obs["agent_1"], chase.batch.obs[1])
+
+
+def test_masks_are_int8_per_head_and_sampling_keeps_to_them():
+    env = PettingZooEnv("duel")
+    _, infos = env.reset(seed=0)
+    mask = infos["agent_0"]["action_mask"]
+    sizes = env.batch.heads.sizes.tolist()
+    assert isinstance(mask, tuple) and [m.dtype for m in mask] == [np.int8] * len(sizes)
+    assert [len(m) for m in mask] == sizes and not all(m.all() for m in mask)
+    for _ in range(50):
+        action = env.action_space("agent_0").sample(mask=mask)
+        assert all(m[a] == 1 for m, a in zip(mask, action))
+    walk = PettingZooEnv(toys.Walk)
+    _, infos = walk.reset(seed=0)
+    assert infos["agent_0"]["action_mask"].dtype == np.int8 and infos["agent_0"]["action_mask"].tolist() == [1, 0, 1]
 
 
 def test_agents_leave_when_done_and_the_episode_ends_with_all():

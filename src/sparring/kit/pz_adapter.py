@@ -1,4 +1,4 @@
-"""PettingZoo adapter: one env instance as a ``ParallelEnv`` (one agent per seat)."""
+"""PettingZoo adapter: one env instance as a ``ParallelEnv`` (one agent per learner seat)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,17 @@ from pettingzoo import ParallelEnv
 
 from sparring.kit.batch import BatchedEnv
 from sparring.kit.registry import get
-from sparring.kit.spaces import action_space, observation_space, to_rows
+from sparring.kit.spaces import action_space, observation_space, space_mask, to_rows
 
 
 class PettingZooEnv(ParallelEnv):
-    """Agents are ``agent_0 .. agent_{K-1}``; an agent leaves ``agents`` once it is done.
-
-    Agents that are gone keep acting noop inside the env until the episode ends.
-    ``infos[agent]["action_mask"]`` holds each agent's mask.
+    """Agents are the env's learner seats under this config: ``agent_I`` is seat ``I`` (named
+    ``env_cls.seats[I]``; PettingZoo asks for names like ``player_0``). Seats the env plays itself
+    (duel's scripted opponent) are not agents. An agent leaves ``agents`` once it is done; agents
+    that are gone act noop inside the env until the episode ends. ``infos[agent]["action_mask"]``
+    holds each agent's mask as its action space's ``sample(mask=...)`` takes it (int8; a tuple of
+    one array per head for several heads), so ``parallel_to_aec`` and PettingZoo's ``api_test``
+    work. ``options`` of ``reset`` are not used.
     """
 
     metadata = {"render_modes": ["ansi"], "is_parallelizable": True}
@@ -23,7 +26,8 @@ class PettingZooEnv(ParallelEnv):
         cls = get(env) if isinstance(env, str) else env
         self.metadata = {**self.metadata, "name": cls.name}
         self.batch = BatchedEnv(cls, num_envs=1, autoreset=False, **config)
-        self.possible_agents = [f"agent_{i}" for i in range(cls.num_agents)]
+        self._seat = {f"agent_{i}": int(i) for i in np.flatnonzero(self.batch.learner_rows)}
+        self.possible_agents = list(self._seat)
         self.agents: list[str] = []
         self.render_mode = render_mode
         self._obs_space = observation_space(self.batch.obs_spec)
@@ -54,13 +58,13 @@ class PettingZooEnv(ParallelEnv):
             raise ValueError(f"actions for agents not in play: {sorted(unknown)}; in play: {self.agents}")
         self._acts[:] = 0
         for agent, action in actions.items():
-            self._acts[self.possible_agents.index(agent)] = to_rows(action, self.batch.heads)
+            self._acts[self._seat[agent]] = to_rows(action, self.batch.heads)
         _, rew, term, trunc, _, _ = self.batch.step(self._acts)
         live = list(self.agents)
         obs, infos = self._obs(live), self._infos(live)
-        rewards = {a: float(rew[self._row(a)]) for a in live}
-        terms = {a: bool(term[self._row(a)]) for a in live}
-        truncs = {a: bool(trunc[self._row(a)]) for a in live}
+        rewards = {a: float(rew[self._seat[a]]) for a in live}
+        terms = {a: bool(term[self._seat[a]]) for a in live}
+        truncs = {a: bool(trunc[self._seat[a]]) for a in live}
         self.agents = [a for a in live if not (terms[a] or truncs[a])]
         return obs, rewards, terms, truncs, infos
 
@@ -70,11 +74,9 @@ class PettingZooEnv(ParallelEnv):
             return self.batch.render_ansi(0)
         return None
 
-    def _row(self, agent: str) -> int:
-        return self.possible_agents.index(agent)
-
     def _obs(self, agents=None) -> dict:
-        return {a: self.batch.obs[self._row(a)].copy() for a in (agents or self.agents)}
+        return {a: self.batch.obs[self._seat[a]].copy() for a in (agents or self.agents)}
 
     def _infos(self, agents=None) -> dict:
-        return {a: {"action_mask": self.batch.mask[self._row(a)].copy()} for a in (agents or self.agents)}
+        heads = self.batch.heads
+        return {a: {"action_mask": space_mask(self.batch.mask[self._seat[a]], heads)} for a in (agents or self.agents)}
