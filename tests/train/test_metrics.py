@@ -26,7 +26,7 @@ def test_resume_truncates_and_appends(tmp_path):
     assert [r["train/step"] for r in rows] == ["1", "2", "3", "4", "5"]
     first = json.loads(open(tmp_path / "metrics.jsonl").readline())
     assert rows[0]["loss/policy"] == "" and first["loss/policy"] is None
-    assert {p.split("/")[-1] for p in plot_run(str(tmp_path))} == {"env.png", "train.png"}
+    assert {p.split("/")[-1] for p in plot_run(str(tmp_path))} == {"learning.png", "speed.png"}
 
 
 def test_dashboard_lines_when_not_a_terminal():
