@@ -178,6 +178,7 @@ class Duel(Env):
     render_ansi = staticmethod(render.render_ansi)
     render_rgb = staticmethod(render.render_rgb)
     describe = staticmethod(render.describe)
+    draw = staticmethod(render.draw)
 
     @staticmethod
     def invariants(s, cfg) -> list[str]:
