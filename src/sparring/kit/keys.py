@@ -9,6 +9,7 @@ file, a test's ``StringIO``) nothing is changed and ``raw`` is False: read it by
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import select
 from typing import TextIO
@@ -22,6 +23,9 @@ ESCAPE_WAIT_S = 0.05  # how long a lone Escape byte waits for the rest of an arr
 
 
 def _is_terminal(stream) -> bool:
+    """Whether ``stream`` is a terminal whose settings this platform can change (termios: not on Windows)."""
+    if importlib.util.find_spec("termios") is None:
+        return False
     try:
         return stream.isatty()
     except (AttributeError, ValueError):  # no isatty, or a closed stream
