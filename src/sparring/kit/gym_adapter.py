@@ -212,7 +212,7 @@ class GymVectorEnv(VectorEnv):
             for r in np.flatnonzero(ended):
                 final[r] = obs[self._rows[r]].copy()
             info["final_obs"], info["_final_obs"] = final, ended
-            info["final_info"] = {"action_mask": self._masks(), "_action_mask": ended.copy()}
+            info["final_info"] = {"action_mask": self._final_masks(ended), "_action_mask": ended.copy()}
             info["_final_info"] = ended.copy()
             info[EPISODE_KEY], info[f"_{EPISODE_KEY}"] = self._stats(ended), ended.copy()
             self.batch.reset_envs(np.flatnonzero(self.batch.done))
@@ -225,6 +225,17 @@ class GymVectorEnv(VectorEnv):
 
     def _masks(self) -> np.ndarray:
         return space_masks(self.batch.mask[self._rows], self.batch.heads)
+
+    def _final_masks(self, ended: np.ndarray) -> np.ndarray:
+        """The last step's masks of ended sub-envs; zeros (one head) or None elsewhere, as ``SyncVectorEnv`` has it."""
+        rows = np.flatnonzero(ended)
+        some = space_masks(self.batch.mask[self._rows[rows]], self.batch.heads)
+        if some.dtype == object:
+            out = np.full(self.num_envs, None, dtype=object)
+        else:
+            out = np.zeros((self.num_envs, *some.shape[1:]), some.dtype)
+        out[rows] = some
+        return out
 
     def _stats(self, ended: np.ndarray) -> dict:
         rows = np.flatnonzero(ended)

@@ -53,10 +53,7 @@ def space_masks(flat: np.ndarray, heads: Heads) -> np.ndarray:
     if len(heads.sizes) == 1:
         return masks
     per_head = np.split(masks, heads.offsets[1:], axis=1)
-    out = np.empty(len(masks), dtype=object)
-    for i in range(len(masks)):  # one by one: a list of equal-length tuples would be read as a 3-d array
-        out[i] = tuple(head[i] for head in per_head)
-    return out
+    return np.fromiter(zip(*per_head), dtype=object, count=len(masks))  # each entry one tuple, never unpacked
 
 
 def to_rows(action, heads: Heads) -> np.ndarray:
