@@ -32,7 +32,8 @@ import torch
 from sparring.kit.atomic import atomic_file
 from sparring.lm.choice import LineScorer
 from sparring.lm.distill import DistillConfig, distill
-from sparring.lm.grpo import GRPOConfig, Run, _load, grpo, main_log
+from sparring.kit.progress import Progress
+from sparring.lm.grpo import GRPOConfig, Run, _load, grpo
 from sparring.lm.rollout import evaluate
 
 EVAL_SEED = 90_210  # evaluation towns: never a distillation or GRPO seed
@@ -101,21 +102,19 @@ def main() -> None:
         print(f"base {base}: held-out action accuracy {report.get('held_out_accuracy', float('nan')):.3f}", flush=True)
     else:
         base = os.path.join(args.out, "base")
-        report = distill(
-            base,
-            DistillConfig(
-                teacher=f"scripted:planner_noisy:{args.noise:g}",
-                goal=args.goal,
-                episodes=args.distill_episodes,
-                steps=args.distill_steps,
-                hidden=args.hidden,
-                layers=args.layers,
-                heads=args.heads,
-                intermediate=int(2.7 * args.hidden),
-                seed=args.seed,
-            ),
-            days=args.days,
+        distill_cfg = DistillConfig(
+            teacher=f"scripted:planner_noisy:{args.noise:g}",
+            goal=args.goal,
+            episodes=args.distill_episodes,
+            steps=args.distill_steps,
+            hidden=args.hidden,
+            layers=args.layers,
+            heads=args.heads,
+            intermediate=int(2.7 * args.hidden),
+            seed=args.seed,
         )
+        with Progress("distill town") as progress:
+            report = distill(base, distill_cfg, progress=progress, days=args.days)
         print(
             f"distilled {report['parameters']} parameters from {report['teacher']} in {report['seconds']:.0f} s: "
             f"held-out action accuracy {report['held_out_accuracy']:.3f} ({report['held_out_turns']} turns)",
@@ -135,7 +134,8 @@ def main() -> None:
         seed=args.seed,
     )
     run_dir = os.path.join(args.out, "grpo")
-    history = grpo(run_dir, base, cfg, log=main_log, days=args.days)
+    with Progress("grpo town") as progress:
+        history = grpo(run_dir, base, cfg, progress=progress, days=args.days)
     after = _evaluate(Run(run_dir).model, args, "after GRPO")
     apart = before["ci95"][1] < after["ci95"][0] or after["ci95"][1] < before["ci95"][0]
     summary = {

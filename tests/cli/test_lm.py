@@ -2,6 +2,7 @@
 (the server itself: tests/lm/test_server.py)."""
 
 import os
+import re
 
 from sparring.cli import main
 
@@ -69,10 +70,15 @@ def test_build_lm_command(tmp_path, capsys):
     assert "cannot read --text" in capsys.readouterr().err
 
 
-def test_distill_saves_a_model_folder_and_reports_accuracy(tmp_path, capsys):
+def test_distill_saves_a_model_folder_and_reports_accuracy(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("sparring.kit.progress.QUIET_S", 0.0)  # every status line, however fast the stages
     out = str(tmp_path / "m")
     assert main(["distill", "town", "--out", out, "--teacher", "scripted:planner", *TINY, "--env.days", "1"]) == 0
-    assert "held-out action accuracy" in capsys.readouterr().out and os.path.isfile(os.path.join(out, "config.json"))
+    captured = capsys.readouterr()
+    assert "held-out action accuracy" in captured.out and os.path.isfile(os.path.join(out, "config.json"))
+    # the progress display says each stage, then counts the optimiser steps with the loss
+    assert "distill town: recording the teacher's turns (scripted:planner)" in captured.err
+    assert re.search(r"^distill town: done, 100% (\d+)/\1 steps, .*\| loss=", captured.err, re.M)
     assert main(["distill", "town", "--out", out, *TINY]) == 2
     assert "exists; choose a new folder" in capsys.readouterr().err
     assert main(["distill", "town", "--out", str(tmp_path / "n"), "--goal", "fame", *TINY]) == 2

@@ -31,12 +31,15 @@ def test_train_then_eval_then_watch(tmp_path, capsys):
     assert os.path.basename(run).startswith("squared-")
     files = set(os.listdir(run))
     assert {"metrics.jsonl", "metrics.csv", "config.json", "checkpoints", "plots", "eval.json"} <= files
-    assert os.path.exists(os.path.join(run, "plots", "env.png"))
+    assert os.path.exists(os.path.join(run, "plots", "learning.png"))
     rows = list(csv.DictReader(open(os.path.join(run, "metrics.csv"))))
     assert [r["train/step"] for r in rows] == ["512", "1024", "1536", "2048"]
     assert {"train/sps", "loss/policy", "perf/env_s", "env/success"} <= set(rows[0])
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     assert "win" in out and f"run folder: {run}" in out
+    assert "train squared: done, 100% 2,048/2,048 steps" in captured.err  # the progress display, off a terminal
+    assert "eval squared: done, 100% 50/50 episodes" in captured.err and "done" not in out
     assert json.load(open(os.path.join(run, "eval.json")))["episodes"] == 50
 
     assert main(["eval", "squared", "--checkpoint", run, "--episodes", "40", "--json"]) == 0
@@ -65,7 +68,7 @@ def test_train_needs_a_budget_and_valid_settings(tmp_path, capsys):
 def test_resume_takes_overrides_after_it_and_skips_a_disabled_final_eval(tmp_path, monkeypatch, capsys):
     calls = []
 
-    def fake_train(env, budget, env_config, opponent, resume, runs_dir, seats):
+    def fake_train(env, budget, env_config, opponent, resume, runs_dir, progress, seats):
         calls.append((env, budget, env_config, opponent, resume))
         (tmp_path / "config.json").write_text(
             json.dumps({"env": "squared", "opponent": None, "train": {"eval_episodes": 0}})

@@ -52,5 +52,5 @@ def town_model(tmp_path_factory):
         context=2048,
         threads=1,
     )
-    report = distill(out, cfg, progress=False, days=1)
+    report = distill(out, cfg, days=1)
     return out, report

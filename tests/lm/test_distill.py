@@ -48,9 +48,9 @@ def test_distilled_folder_holds_model_tokenizer_and_report(town_model):
 
 def test_distill_refuses_bad_input(town_model, tmp_path):
     with pytest.raises(FileExistsError, match="exists"):
-        distill(town_model[0], DistillConfig(), progress=False)
+        distill(town_model[0], DistillConfig())
     with pytest.raises(ValueError, match="episodes >= 2"):
-        distill(str(tmp_path / "new"), DistillConfig(episodes=1), progress=False)
+        distill(str(tmp_path / "new"), DistillConfig(episodes=1))
 
 
 def test_learning_rate_warms_up_then_decays():

@@ -1,6 +1,7 @@
 """GRPO: group advantages, the direction of an update, restored groups, run folders that resume, the CLI."""
 
 import json
+import re
 import os
 
 import numpy as np
@@ -51,7 +52,7 @@ def test_an_update_raises_the_probability_of_lines_with_positive_advantage(score
 def test_a_run_saves_metrics_and_plot_and_resumes(town_model, tmp_path):
     out = str(tmp_path / "run")
     cfg = GRPOConfig(group=2, groups=1, turns=2, iterations=1, kl=0.1, threads=1)
-    history = grpo(out, town_model[0], cfg, log=lambda m: None, days=1)
+    history = grpo(out, town_model[0], cfg, days=1)
     assert len(history) == 1 and {
         "reward",
         "success_rate",
@@ -62,17 +63,18 @@ def test_a_run_saves_metrics_and_plot_and_resumes(town_model, tmp_path):
     } <= set(history[0])
     assert {"model", "optimizer.pt", "state.json", "metrics.jsonl", "success.png"} <= set(os.listdir(out))
     cfg.iterations = 2
-    resumed = grpo(out, None, cfg, resume=True, log=lambda m: None)
+    resumed = grpo(out, None, cfg, resume=True)
     assert [h["iteration"] for h in resumed] == [0, 1] and resumed[0] == history[0]
     with open(os.path.join(out, "state.json")) as f:
         assert json.load(f)["iteration"] == 2
     with pytest.raises(ValueError, match="is not empty; choose a new --out, or pass --resume"):
-        grpo(out, town_model[0], cfg, log=lambda m: None)
+        grpo(out, town_model[0], cfg)
     with pytest.raises(ValueError, match="has no state.json"):
         grpo(str(tmp_path), None, cfg, resume=True)
 
 
-def test_cli_grpo_and_bad_arguments(town_model, tmp_path, capsys):
+def test_cli_grpo_and_bad_arguments(town_model, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("sparring.kit.progress.QUIET_S", 0.0)  # every status line, however fast the stages
     out = str(tmp_path / "cli")
     assert (
         main(
@@ -99,7 +101,15 @@ def test_cli_grpo_and_bad_arguments(town_model, tmp_path, capsys):
         )
         == 0
     )
-    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["iterations"] == 1
+    captured = capsys.readouterr()
+    assert json.loads(captured.out.strip().splitlines()[-1])["iterations"] == 1
+    # progress on stderr from the start: what loads, then the iterations with a line each
+    lines = [line.split(": ", 1)[1] for line in captured.err.splitlines() if line.startswith("grpo town: ")]
+    stages = [re.sub(r" \(\d+:\d\d elapsed\)$", "", line) for line in lines]
+    assert stages[:3] == ["loading torch and transformers", stages[1], f"loading the model {town_model[0]}"]
+    assert stages[1].startswith("building the town start states")
+    assert "iteration 1: playing 1 groups of 2 copies" in stages and stages[-1].startswith("done, 100% 1/1 iterations")
+    assert "grpo 1/1: reward" in captured.err
     assert main(["grpo", "town", "--model", str(tmp_path / "none"), "--out", str(tmp_path / "x")]) == 2
     assert "--model must be a model folder" in capsys.readouterr().err
     assert main(["grpo", "duel", "--model", town_model[0], "--out", str(tmp_path / "y")]) == 2
@@ -148,13 +158,13 @@ def test_a_lora_run_saves_a_plain_model_and_its_adapter_and_resumes_it(town_mode
 
     out = str(tmp_path / "lora")
     cfg = GRPOConfig(group=2, groups=1, turns=2, iterations=1, kl=0.1, threads=1, lora=2)
-    grpo(out, town_model[0], cfg, log=lambda m: None, days=1)
+    grpo(out, town_model[0], cfg, days=1)
     assert {"model", "adapter", "optimizer.pt", "state.json"} <= set(os.listdir(out))
     weights = os.path.join(out, "adapter", "adapter_model.safetensors")
     adapter = {k: torch.randn_like(v) * 0.05 for k, v in load_file(weights).items()}  # a known, nonzero adapter
     save_file(adapter, weights)
     cfg.iterations, cfg.lr = 2, 0.0  # lr 0: the resumed adapter is saved as it was loaded
-    assert [h["iteration"] for h in grpo(out, None, cfg, resume=True, log=lambda m: None)] == [0, 1]
+    assert [h["iteration"] for h in grpo(out, None, cfg, resume=True)] == [0, 1]
     resumed = load_file(weights)
     assert resumed.keys() == adapter.keys() and all(torch.equal(resumed[k], adapter[k]) for k in adapter)
     merged = AutoModelForCausalLM.from_pretrained(os.path.join(out, "model"))  # a plain model folder
@@ -165,4 +175,4 @@ def test_a_lora_run_saves_a_plain_model_and_its_adapter_and_resumes_it(town_mode
     assert torch.allclose(q(merged), q(base) + delta, atol=1e-5)
     cfg.lora = 4
     with pytest.raises(ValueError, match="was trained with --lora 2, got --lora 4"):
-        grpo(out, None, cfg, resume=True, log=lambda m: None)
+        grpo(out, None, cfg, resume=True)

@@ -70,5 +70,5 @@ def test_bad_sources_are_refused_by_name(town_recording):
 
 def test_a_run_can_start_its_groups_from_a_recording(town_model, town_recording, tmp_path):
     cfg = GRPOConfig(group=2, groups=1, turns=2, iterations=1, kl=0.0, threads=1, starts=f"recording:{town_recording}")
-    history = grpo(str(tmp_path / "run"), town_model[0], cfg, log=lambda m: None, days=1)
+    history = grpo(str(tmp_path / "run"), town_model[0], cfg, days=1)
     assert len(history) == 1 and history[0]["turns"] > 0

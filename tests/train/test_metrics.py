@@ -1,12 +1,10 @@
 """Run metrics: JSONL and CSV stay aligned, resume drops records past the checkpoint, plots get written."""
 
 import csv
-import io
 import json
 import time
 
 from sparring.kit import registry
-from sparring.train.dashboard import Dashboard
 from sparring.train.metrics import MetricsLog, metric_columns, read_jsonl
 from sparring.train.plots import plot_run
 
@@ -27,14 +25,6 @@ def test_resume_truncates_and_appends(tmp_path):
     first = json.loads(open(tmp_path / "metrics.jsonl").readline())
     assert rows[0]["loss/policy"] == "" and first["loss/policy"] is None
     assert {p.split("/")[-1] for p in plot_run(str(tmp_path))} == {"learning.png", "speed.png"}
-
-
-def test_dashboard_lines_when_not_a_terminal():
-    out = io.StringIO()
-    board = Dashboard("squared", stream=out)
-    board.update({"train/step": 64, "train/sps": 1234.5, "env/success": 0.5}, 0.25, force=True)
-    assert "[ 25.0%] step 64" in out.getvalue() and "success=0.5" in out.getvalue()
-    assert "ETA" in board.render(0.25)
 
 
 def test_tensorboard_events_hold_the_logged_scalars(tmp_path):

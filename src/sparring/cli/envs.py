@@ -48,22 +48,34 @@ def cmd_bench(args, extra) -> int:
     if args.compare:
         if extra:
             raise ValueError(f"with --compare, put env keys inside the setups (e.g. size=15,num_envs=256), not {extra}")
+        from sparring.kit.progress import Progress
         from sparring.sweep.compare import compare, format_compare
 
-        result = compare(args.env, args.compare[0], args.compare[1], repeats=args.repeats, seconds=args.seconds)
+        with Progress(f"bench {args.env} --compare") as progress:
+            result = compare(
+                args.env,
+                args.compare[0],
+                args.compare[1],
+                repeats=args.repeats,
+                seconds=args.seconds,
+                progress=progress,
+            )
         print(json.dumps(result, indent=1) if args.json else format_compare(result))
         return 0
     from sparring.kit.bench import bench, format_bench
+    from sparring.kit.progress import Progress
 
     sizes = tuple(int(s) for s in args.sizes.split(","))
-    result = bench(
-        args.env,
-        sizes=sizes,
-        repeats=args.repeats,
-        seconds=args.seconds,
-        compile_times=not args.no_compile,
-        **env_overrides(extra),
-    )
+    with Progress(f"bench {args.env}") as progress:
+        result = bench(
+            args.env,
+            sizes=sizes,
+            repeats=args.repeats,
+            seconds=args.seconds,
+            compile_times=not args.no_compile,
+            progress=progress,
+            **env_overrides(extra),
+        )
     print(json.dumps(result, indent=1) if args.json else format_bench(result))
     return 0
 

@@ -27,6 +27,7 @@ def cmd_explore(args, extra) -> int:
     from sparring.kit import registry
     from sparring.kit.atomic import new_folder
     from sparring.kit.files import check_output
+    from sparring.kit.progress import Progress
     from sparring.players.opponents import parse_seats
 
     config = env_overrides(extra)
@@ -38,9 +39,6 @@ def cmd_explore(args, extra) -> int:
     policy = args.policy or saved.get("policy") or "random"
     steps = args.steps if args.steps is not None else (goal - done if goal is not None else DEFAULT_STEPS)
     start = time.perf_counter()
-    explorer = Explorer(
-        args.env, policy, args.num_envs, args.seed, args.segment, config, archive, parse_seats(args.seat)
-    )
 
     def save(explorer: Explorer) -> None:
         nonlocal out
@@ -49,9 +47,16 @@ def cmd_explore(args, extra) -> int:
             out, {"policy": policy, "seed": args.seed, "steps": done + explorer.steps, "goal": done + max(steps, 0)}
         )
 
-    if steps > 0:
-        explorer.run(steps, save, args.save_s)
-    save(explorer)
+    with Progress(f"explore {args.env}") as progress:
+        progress.status("building the envs and the player (compiling the env's kernels on a first run)")
+        explorer = Explorer(
+            args.env, policy, args.num_envs, args.seed, args.segment, config, archive, parse_seats(args.seat)
+        )
+        progress.status("exploring")
+        if steps > 0:
+            explorer.run(steps, save, args.save_s, progress=progress)
+        progress.status("saving the archive")
+        save(explorer)
     seconds = time.perf_counter() - start
     if args.json:
         print(json.dumps({**summary(explorer.archive), "steps": explorer.steps, "seconds": seconds, "out": out}))

@@ -76,11 +76,13 @@ def cmd_build_lm(args, extra) -> int:
 
 def cmd_distill(args, extra) -> int:
     """Distil a teacher brain into a new small model folder."""
+    from sparring.kit.progress import Progress
     from sparring.lm.distill import DistillConfig, distill
 
     cfg = DistillConfig(**{f.name: getattr(args, f.name) for f in dataclasses.fields(DistillConfig)})
     try:
-        report = distill(args.out, cfg, _town(args.env), **env_overrides(extra))
+        with Progress(f"distill {args.env}") as progress:
+            report = distill(args.out, cfg, _town(args.env), progress=progress, **env_overrides(extra))
     except FileExistsError as exc:
         raise ValueError(str(exc)) from None
     print(
@@ -92,14 +94,16 @@ def cmd_distill(args, extra) -> int:
 
 
 def cmd_grpo(args, extra) -> int:
-    """Run or resume GRPO; live metrics on stderr, the final line on stdout."""
-    from sparring.lm.grpo import GRPOConfig, Run, grpo, main_log
+    """Run or resume GRPO; the progress display on stderr, the final line on stdout."""
+    from sparring.kit.progress import Progress
+    from sparring.lm.grpo import GRPOConfig, Run, grpo
 
     env_config = env_overrides(extra)
     if args.resume and env_config:
         raise ValueError(f"--resume keeps the run's env config; drop {sorted(env_config)}")
     cfg = GRPOConfig(**{f.name: getattr(args, f.name) for f in dataclasses.fields(GRPOConfig)})
-    history = grpo(args.out, args.model, cfg, args.resume, _town(args.env), main_log, **env_config)
+    with Progress(f"grpo {args.env}") as progress:
+        history = grpo(args.out, args.model, cfg, args.resume, _town(args.env), progress, **env_config)
     run = Run(args.out)
     last = history[-1] if history else {}
     print(json.dumps({"out": run.out, "iterations": len(history), "last": last, "plot": run.plot}))

@@ -21,7 +21,7 @@ def cmd_eval(args, extra) -> int:
     from sparring.evaluate.failures import format_failures
     from sparring.evaluate.outputs import output_folder
     from sparring.kit.files import check_output
-    from sparring.evaluate.play import evaluate_checkpoint, evaluate_scripted
+    from sparring.kit.progress import Progress
     from sparring.players.opponents import parse_seats
 
     seats = parse_seats(args.seat)
@@ -33,36 +33,8 @@ def cmd_eval(args, extra) -> int:
     elif args.checkpoint:  # the failure chart (and --worst replays) go into the run folder
         check_output(output_folder(args.checkpoint, None), "--checkpoint", folder=True)
     try:
-        if args.policy is not None:
-            report = evaluate_scripted(
-                args.env,
-                args.policy,
-                args.opponent,
-                args.episodes,
-                seed=args.seed,
-                env_overrides=config,
-                record=args.record,
-                worst=args.worst,
-                window=args.window,
-                metric=args.metric,
-                seats=seats,
-            )
-        else:
-            report = evaluate_checkpoint(
-                args.env,
-                args.checkpoint,
-                args.opponent,
-                args.episodes,
-                seed=args.seed,
-                greedy=args.greedy,
-                env_overrides=config,
-                record=args.record,
-                worst=args.worst,
-                window=args.window,
-                chart=True,
-                metric=args.metric,
-                seats=seats,
-            )
+        with Progress(f"eval {args.env}") as progress:
+            report = _evaluate(args, config, seats, progress)
     except FileExistsError as exc:
         raise ValueError(str(exc)) from None
     if args.json:
@@ -82,6 +54,27 @@ def cmd_eval(args, extra) -> int:
     )
     print("\n".join(written))
     return 0
+
+
+def _evaluate(args, config: dict, seats: dict, progress) -> dict:
+    """The report of ``sparring eval``: of the --policy, or of the --checkpoint (with its failure chart)."""
+    from sparring.evaluate.play import evaluate_checkpoint, evaluate_scripted
+
+    shared = dict(
+        seed=args.seed,
+        env_overrides=config,
+        record=args.record,
+        worst=args.worst,
+        window=args.window,
+        metric=args.metric,
+        seats=seats,
+        progress=progress,
+    )
+    if args.policy is not None:
+        return evaluate_scripted(args.env, args.policy, args.opponent, args.episodes, **shared)
+    return evaluate_checkpoint(
+        args.env, args.checkpoint, args.opponent, args.episodes, greedy=args.greedy, chart=True, **shared
+    )
 
 
 def cmd_watch(args, extra) -> int:

@@ -14,13 +14,24 @@ from sparring.kit.files import check_output
 
 def cmd_record(args, extra) -> int:
     """Record episodes of an env played by a policy to a Parquet file."""
+    from sparring.kit.progress import Progress
+
+    spec, explicit, opponent = _policy_spec(args), env_overrides(extra), args.opponent
+    check_output(args.out, "--out")
+    with Progress(f"record {args.env}") as progress:
+        progress.status("building the envs and the players (compiling the env's kernels on a first run)")
+        n, name = _record(args, spec, explicit, opponent, progress)
+    print(f"recorded {n} episodes of {args.env} ({name}) to {args.out} ({os.path.getsize(args.out)} bytes)")
+    return 0
+
+
+def _record(args, spec: str, explicit: dict, opponent: str | None, progress) -> tuple[int, str]:
+    """Seat the players and record: (episodes recorded, who played)."""
     from sparring.players import make_player
     from sparring.players.load import read_meta
     from sparring.players.opponents import SELF_PLAY, Seating, parse_seats, resolve_seats, seat_players
     from sparring.record import record_episodes
 
-    spec, explicit, opponent = _policy_spec(args), env_overrides(extra), args.opponent
-    check_output(args.out, "--out")
     env_cls = registry.get(args.env)
     config = {}
     if args.checkpoint:  # by default the env and opponent it trained with, as in eval
@@ -32,12 +43,12 @@ def cmd_record(args, extra) -> int:
     player = make_player(spec, env, args.seed, args.greedy)
     mirror = make_player(spec, env, args.seed) if other == SELF_PLAY else None
     policy = Seating(env, seat_players(env, player, other, mirror, assigned, args.seed))
+    progress.status(f"recording to {args.out}")
     try:
-        n = record_episodes(env, policy, args.episodes, args.out, group_rows=args.group_rows)
+        n = record_episodes(env, policy, args.episodes, args.out, progress=progress, group_rows=args.group_rows)
     except FileExistsError as exc:
         raise ValueError(str(exc)) from None
-    print(f"recorded {n} episodes of {args.env} ({policy.name}) to {args.out} ({os.path.getsize(args.out)} bytes)")
-    return 0
+    return n, policy.name
 
 
 def cmd_replay(args, extra) -> int:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 
 from sparring.cli.overrides import override_groups
 from sparring.cli.seats import add_seat_args
@@ -15,8 +14,8 @@ from sparring.cli.values import count, number
 def cmd_train(args, extra) -> int:
     """Train PPO on an env (or resume a run), then evaluate the run unless ``--train.eval_episodes 0``."""
     from sparring.kit.files import check_output
+    from sparring.kit.progress import Progress
     from sparring.players.opponents import parse_seats
-    from sparring.train.run import train
 
     groups = override_groups(extra, {"env", "train"})
     budget = _budget(args, groups.get("train", {}))
@@ -29,15 +28,20 @@ def cmd_train(args, extra) -> int:
     if args.env is None and args.resume is None:
         raise ValueError("train needs an env name, or --resume RUN")
     check_output(args.resume or args.runs, "--resume" if args.resume else "--runs", folder=True)
-    run_dir = train(
-        args.env,
-        budget,
-        groups.get("env", {}),
-        args.opponent,
-        resume=args.resume,
-        runs_dir=args.runs,
-        seats=parse_seats(args.seat),
-    )
+    with Progress(f"train {args.env or args.resume}") as progress:
+        progress.status("loading torch")
+        from sparring.train.run import train
+
+        run_dir = train(
+            args.env,
+            budget,
+            groups.get("env", {}),
+            args.opponent,
+            resume=args.resume,
+            runs_dir=args.runs,
+            progress=progress,
+            seats=parse_seats(args.seat),
+        )
     final_eval(run_dir)
     return 0
 
@@ -47,15 +51,17 @@ def final_eval(run_dir: str) -> None:
     write ``eval.json`` into the run folder and print the report and the run folder."""
     from sparring.evaluate.episodes import format_report
     from sparring.evaluate.play import evaluate_checkpoint
+    from sparring.kit.progress import Progress
 
     with open(os.path.join(run_dir, "config.json")) as fh:
         config = json.load(fh)
     episodes = config["train"]["eval_episodes"]
     if episodes <= 0:
         return
-    report = evaluate_checkpoint(
-        config["env"], run_dir, config["opponent"], episodes=episodes, seats=config.get("seats")
-    )
+    with Progress(f"eval {config['env']}") as progress:
+        report = evaluate_checkpoint(
+            config["env"], run_dir, config["opponent"], episodes=episodes, seats=config.get("seats"), progress=progress
+        )
     with open(os.path.join(run_dir, "eval.json"), "w") as fh:
         json.dump(report, fh, indent=1)
     print(format_report(config["env"], report) + f"\nrun folder: {run_dir}", flush=True)
@@ -96,13 +102,15 @@ def cmd_sweep(args, extra) -> int:
 
         study = run_ray(settings, args.ray_address or "")
     else:
+        from sparring.kit.progress import Progress
         from sparring.sweep.local import run_local
 
         def show(study, trial):
             value = "-" if trial.value is None else f"{trial.value:.4g}"
             print(f"trial {trial.number}: {trial.state.name.lower()} {args.metric}={value} {trial.params}", flush=True)
 
-        study = run_local(settings, on_trial=show)
+        with Progress(f"sweep {args.env}") as progress:
+            study = run_local(settings, on_trial=show, progress=progress)
     paths = write_report(study, folder, args.metric)
     print(results_table(study, args.metric))
     print("\n".join(f"{name}: {path}" for name, path in paths.items()))
@@ -113,30 +121,26 @@ def cmd_ablate(args, extra) -> int:
     """Train each value of one knob over K seeds; print means, intervals and the verdicts."""
     from sparring.kit.atomic import atomic_file
     from sparring.kit.files import check_output
+    from sparring.kit.progress import Progress
     from sparring.sweep.ablate import ablate
 
     groups = override_groups(extra, {"env", "train"})
-
-    def show(label, seed, value):
-        print(
-            f"{args.knob.partition('=')[0]}={label} seed {seed}: {args.metric}={value:.4g}", file=sys.stderr, flush=True
-        )
-
     if args.out:
         check_output(args.out, "--out")
-    result = ablate(
-        args.env,
-        args.knob,
-        args.seeds,
-        _budget(args, groups.get("train", {})),
-        groups.get("env", {}),
-        args.opponent,
-        args.metric,
-        args.test,
-        args.episodes,
-        args.first_seed,
-        progress=show,
-    )
+    with Progress(f"ablate {args.env}") as progress:
+        result = ablate(
+            args.env,
+            args.knob,
+            args.seeds,
+            _budget(args, groups.get("train", {})),
+            groups.get("env", {}),
+            args.opponent,
+            args.metric,
+            args.test,
+            args.episodes,
+            args.first_seed,
+            progress=progress,
+        )
     print(result.to_json() if args.json else result.table())
     if args.out:
         with atomic_file(args.out) as fh:

@@ -8,6 +8,7 @@ import textwrap
 import numpy as np
 
 from sparring.evaluate.wilson import wilson_interval
+from sparring.kit.progress import silent
 
 OUTCOMES = ("win", "loss", "draw")
 
@@ -38,7 +39,7 @@ def _finished(env, done_envs: np.ndarray, seat: int) -> np.ndarray:
     return np.concatenate([head, recs["metrics"].astype(np.float64), returns, np.full((len(recs), 1), seat)], 1)
 
 
-def play_episodes(env, seated, episodes: int, tracker=None, recorder=None) -> np.ndarray:
+def play_episodes(env, seated, episodes: int, tracker=None, recorder=None, progress=None) -> np.ndarray:
     """Rows of :func:`_finished` for exactly ``episodes`` episodes, spread evenly over the envs.
 
     ``seated`` is a list of ``(player, rows)``: each :class:`~sparring.players.Player` acts for
@@ -49,8 +50,10 @@ def play_episodes(env, seated, episodes: int, tracker=None, recorder=None) -> np
 
     Optional: ``tracker``, a :class:`~sparring.evaluate.failures.PhaseTracker` of ``env``,
     follows phases and low-watermarks; ``recorder``, a :class:`~sparring.record.Recorder`
-    of ``env``, records the episodes (its episode ``k`` is row ``k`` of the result).
+    of ``env``, records the episodes (its episode ``k`` is row ``k`` of the result); ``progress``, a
+    :class:`~sparring.kit.progress.Progress`, counts the episodes with the win rate and mean return so far.
     """
+    progress = progress or silent()
     if env.autoreset:
         raise ValueError("play_episodes needs a BatchedEnv built with autoreset=False")
     quota = np.full(env.num_envs, episodes // env.num_envs, np.int64)
@@ -63,6 +66,8 @@ def play_episodes(env, seated, episodes: int, tracker=None, recorder=None) -> np
     step = env.step if recorder is None else recorder.step
     if tracker is not None:
         tracker.start(np.arange(env.num_envs))
+    progress.start(episodes, unit="episode")
+    wins, returns = 0, 0.0
     while (played < quota).any():
         for player, rows in seated:
             actions[rows] = player.act(env, rows)
@@ -72,6 +77,10 @@ def play_episodes(env, seated, episodes: int, tracker=None, recorder=None) -> np
         done = np.flatnonzero(env.done & (played < quota))
         if len(done):
             out.append(_finished(env, done, seat))
+            wins += int((seat_outcomes(env.env_cls, out[-1], seat) == 0).sum())
+            returns += float(out[-1][:, 0].sum())
+            n = int(played.sum()) + len(done)
+            progress.update(n, {"win": wins / n, "return": returns / n})
             if tracker is not None:
                 tracker.finish(done)
             played[done] += 1

@@ -14,6 +14,7 @@ from sparring.evaluate.episodes import metric_rate, play_episodes, summarize
 from sparring.evaluate.failures import PhaseTracker, summarize_failures
 from sparring.evaluate.outputs import output_folder, write_worst
 from sparring.kit import BatchedEnv, registry
+from sparring.kit.progress import silent
 from sparring.players import make_player
 from sparring.players.load import read_meta
 from sparring.players.network import checkpoint_player
@@ -65,6 +66,7 @@ def evaluate_checkpoint(
     chart: bool = False,
     metric: str | None = None,
     seats: dict | None = None,
+    progress=None,
 ) -> dict:
     """Win/loss/draw with Wilson intervals, per-phase table, means and failure analysis for ``episodes`` episodes.
 
@@ -74,9 +76,12 @@ def evaluate_checkpoint(
     ``chart`` a PNG of the losses by phase and last transition (``window``: see
     :func:`~sparring.evaluate.failures.summarize_failures`). ``metric`` adds the rate of that
     yes/no env metric per learner seat (:func:`~sparring.evaluate.episodes.metric_rate`).
-    Paths written are in the report.
+    Paths written are in the report. ``progress`` (a :class:`~sparring.kit.progress.Progress`)
+    counts the episodes.
     """
     _check_counts(episodes, worst, window)
+    progress = progress or silent()
+    progress.status("building the envs and the players (compiling the env's kernels on a first run)")
     env, seated, meta = _setup(
         env_name,
         checkpoint,
@@ -90,7 +95,7 @@ def evaluate_checkpoint(
     )
     folder = output_folder(checkpoint, record)
     stem = os.path.splitext(os.path.basename(record))[0] if record else f"eval-step{meta['step']}"
-    report = _evaluate(env, seated, episodes, record, worst, window, metric, folder, stem)
+    report = _evaluate(env, seated, episodes, record, worst, window, metric, folder, stem, progress)
     report.update(
         {
             "env": env_name,
@@ -101,6 +106,7 @@ def evaluate_checkpoint(
         }
     )
     if chart:
+        progress.status("writing the failure chart")
         report["chart"] = write_failure_chart(
             report["failures"], f"{env_name} step {meta['step']}", os.path.join(folder, f"{stem}-failures.png")
         )
@@ -120,6 +126,7 @@ def evaluate_scripted(
     window: int = 20,
     metric: str | None = None,
     seats: dict | None = None,
+    progress=None,
 ) -> dict:
     """As :func:`evaluate_checkpoint`, with a player that needs no checkpoint (``scripted:NAME`` or ``random``).
 
@@ -135,6 +142,8 @@ def evaluate_scripted(
         raise ValueError(
             "--worst needs --record FILE when the player is a scripted policy (no run folder to write the replays into)"
         )
+    progress = progress or silent()
+    progress.status("building the envs and the players (compiling the env's kernels on a first run)")
     env_cls = registry.get(env_name)
     if opponent == SELF_PLAY:
         raise ValueError(
@@ -146,7 +155,7 @@ def evaluate_scripted(
     seated = seat_players(env, make_player(policy, env, seed), other, assigned=assigned, seed=seed)
     folder = os.path.dirname(os.path.abspath(record)) if record else ""
     stem = os.path.splitext(os.path.basename(record))[0] if record else ""
-    report = _evaluate(env, seated, episodes, record, worst, window, metric, folder, stem)
+    report = _evaluate(env, seated, episodes, record, worst, window, metric, folder, stem, progress)
     report.update({"env": env_name, "policy": policy, "opponent": opponent, "seed": seed})
     if record:
         report["chart"] = write_failure_chart(
@@ -163,7 +172,16 @@ def _check_counts(episodes: int, worst: int, window: int) -> None:
 
 
 def _evaluate(
-    env, seated, episodes: int, record: str | None, worst: int, window: int, metric: str | None, folder: str, stem: str
+    env,
+    seated,
+    episodes: int,
+    record: str | None,
+    worst: int,
+    window: int,
+    metric: str | None,
+    folder: str,
+    stem: str,
+    progress,
 ) -> dict:
     """Play and summarise: outcomes, phases, means, failures, the metric's rate, the recording and worst replays."""
     if metric is not None:
@@ -172,8 +190,9 @@ def _evaluate(
     with tempfile.TemporaryDirectory() as tmp:
         path = record or (os.path.join(tmp, "eval.parquet") if worst else None)
         recorder = Recorder(env, path, policy=seated[0][0].name) if path else None
+        progress.status("playing")
         try:
-            data = play_episodes(env, seated, episodes, tracker=tracker, recorder=recorder)
+            data = play_episodes(env, seated, episodes, tracker=tracker, recorder=recorder, progress=progress)
         finally:
             if recorder is not None:
                 recorder.close()
@@ -184,6 +203,7 @@ def _evaluate(
         if record:
             report["record"] = record
         if worst:
+            progress.status(f"writing the {worst} worst replays")
             report["worst"] = write_worst(path, data, worst, folder, stem)
     return report
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from sparring.explore.archive import Archive
 from sparring.kit import registry
+from sparring.kit.progress import silent
 from sparring.players import RandomPlayer
 from sparring.players.load import checkpoint_env_config
 from sparring.players.opponents import resolve_seats, seat_players
@@ -104,12 +105,17 @@ class Explorer:
         memory = self.player.memory(self.env, self.rows)
         return memory.reshape(self.env.num_envs, self.env.num_agents, *memory.shape[1:]).transpose(0, 2, 1, 3)
 
-    def run(self, steps: int, on_save: Callable[["Explorer"], None] | None = None, every_s: float = 60.0) -> "Explorer":
+    def run(
+        self, steps: int, on_save: Callable[["Explorer"], None] | None = None, every_s: float = 60.0, progress=None
+    ) -> "Explorer":
         """Explore for ``steps`` env steps (one env stepping once counts one); ``on_save(self)`` is called every
-        ``every_s`` seconds (to save the archive while a long exploration runs)."""
+        ``every_s`` seconds (to save the archive while a long exploration runs). ``progress`` (a
+        :class:`~sparring.kit.progress.Progress`) counts the steps, with the cells found and the restarts."""
         if steps < 1:
             raise ValueError(f"explore steps must be a positive number, got {steps}")
-        env, goal, saved = self.env, self.steps + int(steps), time.monotonic()
+        progress = progress or silent()
+        env, first, goal, saved = self.env, self.steps, self.steps + int(steps), time.monotonic()
+        progress.start(int(steps), unit="step")
         while self.steps < goal:
             self._return(np.flatnonzero(self.age == 0))
             for player, rows in self.seated:
@@ -122,6 +128,9 @@ class Explorer:
             self.age[done | (self.age >= self.segment)] = 0
             self.from_cell[self.age == 0] = -1
             self.steps += env.num_envs
+            progress.update(
+                self.steps - first, {"cells": len(self.archive), "restarts_ended": self.outcomes, "won": self.wins}
+            )
             if on_save is not None and self.steps < goal and time.monotonic() - saved >= every_s:
                 on_save(self)
                 saved = time.monotonic()

@@ -13,6 +13,7 @@ import time
 import numpy as np
 
 from sparring.kit.batch import BatchedEnv
+from sparring.kit.progress import silent
 from sparring.kit.registry import get
 
 SIZES = (1, 64, 1024, 4096)
@@ -101,17 +102,33 @@ def startup(name: str, config: dict, num_envs: int = 64) -> dict:
     }
 
 
-def bench(name: str, sizes=SIZES, repeats: int = 5, seconds: float = 0.3, compile_times: bool = True, **config) -> dict:
-    """Every figure of ``sparring bench`` for the env registered as ``name``."""
+def bench(
+    name: str,
+    sizes=SIZES,
+    repeats: int = 5,
+    seconds: float = 0.3,
+    compile_times: bool = True,
+    progress=None,
+    **config,
+) -> dict:
+    """Every figure of ``sparring bench`` for the env registered as ``name``; ``progress`` (a
+    :class:`~sparring.kit.progress.Progress`) counts the measurements and shows the throughput of each size measured."""
+    progress = progress or silent()
     cls = get(name)
-    result = {
-        "env": name,
-        "config": config,
-        "throughput": [throughput(cls, n, repeats, seconds, **config) for n in sizes],
-        "snapshot": snapshot_cost(cls, **config),
-    }
+    progress.start(len(sizes) + 1 + compile_times, unit="measurement")
+    result = {"env": name, "config": config, "throughput": []}
+    for n in sizes:
+        progress.status(f"throughput at num_envs={n} ({repeats} x {seconds:g} s)")
+        result["throughput"].append(throughput(cls, n, repeats, seconds, **config))
+        rates = {f"envs_{row['num_envs']}": f"{row['median'] / 1e6:.2f}M/s" for row in result["throughput"]}
+        progress.update(len(result["throughput"]), rates)
+    progress.status("snapshot and restore cost")
+    result["snapshot"] = snapshot_cost(cls, **config)
+    progress.update(len(sizes) + 1)
     if compile_times:
+        progress.status("cold and warm start (two fresh processes, the first with an empty Numba cache)")
         result["startup"] = startup(name, config)
+        progress.update(len(sizes) + 2)
     return result
 
 

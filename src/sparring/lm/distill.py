@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
 import time
 
 import numpy as np
 
+from sparring.kit.progress import silent
 from sparring.lm.model import ModelSize
 from sparring.lm.rollout import LEARNER, learner_env, set_goal
 from sparring.lm.town import Turn, make_brain, turn
@@ -64,13 +64,23 @@ class Sample:
 
 
 def collect_turns(
-    teacher: str, episodes: int, seed: int = 0, env: str = "town", goal: str = "any", num_envs: int = 16, **config
+    teacher: str,
+    episodes: int,
+    seed: int = 0,
+    env: str = "town",
+    goal: str = "any",
+    num_envs: int = 16,
+    progress=None,
+    **config,
 ) -> list[Sample]:
-    """The teacher's turns as character 0 in ``episodes`` episodes (the rest of the town is the planner)."""
+    """The teacher's turns as character 0 in ``episodes`` episodes (the rest of the town is the planner);
+    ``progress`` (a :class:`~sparring.kit.progress.Progress`) counts the episodes and the turns."""
+    progress = progress or silent()
     batch = learner_env(min(num_envs, episodes), seed, env, goal, **config)
     brain = make_brain(teacher, batch, seed)
     samples: list[Sample] = []
     done = 0
+    progress.start(episodes, unit="episode")
     while done < episodes:
         playing = min(batch.num_envs, episodes - done)
         while not batch.done[:playing].all():
@@ -84,6 +94,7 @@ def collect_turns(
                     t = turn(batch.records[e], batch.config, LEARNER)
                     samples.append(Sample(t, t.actions.index(int(a)), done + e))
             batch.step(actions)
+            progress.update(done + int(batch.done[:playing].sum()), {"turns": len(samples)})
         done += playing
         batch.reset_envs(np.arange(batch.num_envs))
         set_goal(batch, goal)
@@ -137,12 +148,15 @@ def lr_at(step: int, steps: int, peak: float) -> float:
     return peak * (0.1 + 0.45 * (1 + np.cos(np.pi * frac)))
 
 
-def distill(
-    out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", progress: bool = True, **env_config
-) -> dict:
-    """Record the teacher, build and fine-tune the model, save it to ``out``; returns the report it also saves."""
+def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", progress=None, **env_config) -> dict:
+    """Record the teacher, build and fine-tune the model, save it to ``out``; returns the report it also saves.
+
+    ``progress`` (a :class:`~sparring.kit.progress.Progress`) says which stage runs and counts the
+    teacher's episodes, then the optimiser steps with the loss.
+    """
+    progress = progress or silent()
+    progress.status("loading torch and transformers")
     import torch
-    from tqdm import tqdm
 
     from sparring.lm.choice import LineScorer
     from sparring.lm.model import build_model, save_model_folder, train_tokenizer
@@ -157,10 +171,12 @@ def distill(
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     started = time.perf_counter()
-    samples = collect_turns(cfg.teacher, cfg.episodes, cfg.seed, env, cfg.goal, **env_config)
+    progress.status(f"recording the teacher's turns ({cfg.teacher})")
+    samples = collect_turns(cfg.teacher, cfg.episodes, cfg.seed, env, cfg.goal, progress=progress, **env_config)
     test_from = cfg.episodes - max(1, round(cfg.episodes * cfg.held_out))
     train = [s for s in samples if s.episode < test_from]
     test = [s for s in samples if s.episode >= test_from]
+    progress.status(f"training the tokenizer and building the model on {len(train)} turns")
     tokenizer = train_tokenizer(training_lines(train), cfg.vocab)
     size = ModelSize(cfg.hidden, cfg.layers, cfg.heads, cfg.intermediate, cfg.context)
     model = build_model(tokenizer, size, cfg.seed)
@@ -170,9 +186,10 @@ def distill(
     ]
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=0.01)
     rng = np.random.default_rng(cfg.seed)
-    bar = tqdm(range(cfg.steps), desc="distill", disable=not progress, file=sys.stderr, mininterval=1.0)
+    progress.status("fine-tuning")
+    progress.start(cfg.steps, unit="step")
     model.train()
-    for step in bar:
+    for step in range(cfg.steps):
         for group in opt.param_groups:
             group["lr"] = lr_at(step, cfg.steps, cfg.lr)
         loss = choice_loss(scorer, [train[i] for i in rng.integers(0, len(train), cfg.batch_size)])
@@ -180,8 +197,9 @@ def distill(
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
-        bar.set_postfix(loss=f"{loss.item():.3f}")
+        progress.update(step + 1, {"loss": loss.item()})
     model.eval()
+    progress.status("measuring held-out and train accuracy")
     report = {
         "teacher": cfg.teacher,
         "env": env,
@@ -195,5 +213,6 @@ def distill(
         "seconds": time.perf_counter() - started,
         "config": dataclasses.asdict(cfg),
     }
+    progress.status(f"saving {out}")
     save_model_folder(model, tokenizer, out, info={"distill": report})
     return report

@@ -21,12 +21,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import sys
 import time
 
 import numpy as np
 
 from sparring.kit.atomic import atomic_file, atomic_folder, atomic_path
+from sparring.kit.progress import silent
 from sparring.lm.lora import AdapterOff, add_lora, peft_quiet
 from sparring.lm.model import save_model_folder
 from sparring.lm.rollout import GOALS, Rollout, TurnSample, learner_env, play_out
@@ -213,10 +213,17 @@ def grpo(
     cfg: GRPOConfig = GRPOConfig(),
     resume: bool = False,
     env: str = "town",
-    log=print,
+    progress=None,
     **env_config,
 ) -> list[dict]:
-    """Run (or resume) GRPO into the folder ``out``; returns the metrics of every iteration."""
+    """Run (or resume) GRPO into the folder ``out``; returns the metrics of every iteration.
+
+    ``progress`` (a :class:`~sparring.kit.progress.Progress`) says which stage runs (loading the
+    models, building the town, playing, updating, saving), counts the iterations with their reward,
+    success, KL and tokens/s, and gets a line per iteration.
+    """
+    progress = progress or silent()
+    progress.status("loading torch and transformers")
     import torch
 
     from sparring.lm.choice import LineScorer
@@ -240,7 +247,9 @@ def grpo(
                 f"pass --lora {saved_lora} to continue it, or start a new --out"
             )
         base, start, env, env_config = state["base"], state["iteration"], state["env"], state["env_config"]
+        progress.status(f"building the {env} start states ({cfg.starts}; compiling the env's kernels on a first run)")
         sources = StartStates(cfg.starts, env, env_config)
+        progress.status(f"loading the policy from {run.out}")
         if cfg.lora:  # the same adapters on the base, trainable again
             from peft import PeftModel
 
@@ -254,9 +263,11 @@ def grpo(
             raise ValueError(f"--model must be a model folder (e.g. from `sparring distill town`), got {model!r}")
         if os.path.exists(run.out) and os.listdir(run.out):
             raise ValueError(f"{run.out} is not empty; choose a new --out, or pass --resume to continue it")
+        progress.status(f"building the {env} start states ({cfg.starts}; compiling the env's kernels on a first run)")
         sources = StartStates(cfg.starts, env, env_config)
         os.makedirs(run.out, exist_ok=True)
         base, start = os.path.abspath(model), 0
+        progress.status(f"loading the model {base}")
         policy, tok = _load(base)
         if cfg.lora:
             policy = add_lora(policy, cfg.lora)
@@ -265,6 +276,8 @@ def grpo(
         ref = AdapterOff(policy, scorer) if cfg.kl > 0 else None
     else:
         scorer = LineScorer(policy, tok)
+        if cfg.kl > 0:
+            progress.status("loading the reference model (the base, for the KL penalty)")
         ref = LineScorer(_load(base)[0], tok) if cfg.kl > 0 else None
     opt = torch.optim.AdamW([p for p in policy.parameters() if p.requires_grad], lr=cfg.lr, weight_decay=0.0)
     if resume:
@@ -273,17 +286,20 @@ def grpo(
         torch.set_rng_state(saved["torch_rng"])
     history = run.load_history(start)
     began = time.perf_counter()
+    progress.start(cfg.iterations, unit="iteration", done=start)
     for it in range(start, cfg.iterations):
         if cfg.minutes and time.perf_counter() - began > 60 * cfg.minutes:
-            log(f"grpo: stopping at the {cfg.minutes:g}-minute limit")
+            progress.print(f"grpo: stopping at the {cfg.minutes:g}-minute limit")
             break
         rng = np.random.default_rng([cfg.seed, it])
+        progress.status(f"iteration {it + 1}: playing {cfg.groups} groups of {cfg.group} copies")
         batch = learner_env(cfg.groups * cfg.group, 0, env, "any", **env_config)
         batch.restore(None, np.repeat(sources.draw(cfg.groups, rng, cfg.goal), cfg.group))
         played: Rollout = play_out(scorer, batch, cfg.temperature, rng, cfg.turns, cfg.batch_size)
         rewards = played.success + cfg.shaping * played.progress
         adv = advantages(rewards, cfg.group)
         t0 = time.perf_counter()
+        progress.status(f"iteration {it + 1}: updating the policy on {len(played.turns)} turns")
         stats = update(scorer, ref, opt, played.turns, adv, cfg, rng)
         spent = played.seconds + time.perf_counter() - t0
         row = {
@@ -302,11 +318,15 @@ def grpo(
             "groups_per_min": 60 * cfg.groups / spent,
         }
         history.append(row)
-        log(
+        progress.print(
             f"grpo {it + 1}/{cfg.iterations}: reward {row['reward']:.3f} success {row['success_rate']:.3f} "
             f"kl {row['kl']:.4f} parse-fail {row['parse_failure_rate']:.3f} {row['tokens_per_s']:.0f} tok/s "
             f"{row['seconds_per_group']:.1f} s/group"
         )
+        minutes = (time.perf_counter() - began) / (60 * cfg.minutes) if cfg.minutes else 0.0
+        figures = {key: row[key] for key in ("reward", "success_rate", "kl", "tokens_per_s")}
+        progress.update(it + 1, figures, fraction=min(1.0, max((it + 1) / cfg.iterations, minutes)))
+        progress.status(f"iteration {it + 1}: saving the model and metrics")
         run.save(
             policy,
             tok,
@@ -321,8 +341,3 @@ def grpo(
             history,
         )
     return history
-
-
-def main_log(message: str) -> None:
-    """Live metrics go to stderr, so stdout stays for the result."""
-    print(message, file=sys.stderr, flush=True)

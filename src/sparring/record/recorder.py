@@ -10,6 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from sparring.kit.batch import BatchedEnv
+from sparring.kit.progress import silent
 from sparring.record.schema import action_text, arrow_schema, meta_for
 from sparring.record.store import SegmentWriter
 
@@ -254,11 +255,12 @@ class Recorder:
         self.close()  # also on errors: every completed episode is worth keeping
 
 
-def record_episodes(env: BatchedEnv, player, episodes: int, out: str, **recorder_kw) -> int:
+def record_episodes(env: BatchedEnv, player, episodes: int, out: str, progress=None, **recorder_kw) -> int:
     """Play ``player`` (a :class:`~sparring.players.Player` for every row) in ``env`` until ``episodes`` episodes
-    are recorded to ``out``; returns the count. Its ``name`` describes it in the metadata. Keyword arguments go
-    to :class:`Recorder`.
+    are recorded to ``out``; returns the count. Its ``name`` describes it in the metadata. ``progress`` (a
+    :class:`~sparring.kit.progress.Progress`) counts the episodes. Keyword arguments go to :class:`Recorder`.
     """
+    progress = progress or silent()
     if episodes < 1:
         raise ValueError(f"episodes must be a positive int, got {episodes}")
     if not env.autoreset:
@@ -267,6 +269,8 @@ def record_episodes(env: BatchedEnv, player, episodes: int, out: str, **recorder
             "Recorder yourself and reset finished envs between steps"
         )
     with Recorder(env, out, policy=player.name, max_episodes=episodes, **recorder_kw) as rec:
+        progress.start(episodes, unit="episode")
         while not rec.full:
             rec.play(player)
+            progress.update(rec.episodes)
     return rec.episodes

@@ -7,6 +7,7 @@ import json
 
 from sparring.kit import registry
 from sparring.kit.config import make_config
+from sparring.kit.progress import silent
 from sparring.sweep.objective import check_metric, train_and_score
 from sparring.sweep.stats import TESTS, Comparison, bootstrap_ci, compare_to_base
 from sparring.train.config import TrainConfig, make_train_config
@@ -123,9 +124,11 @@ def ablate(
     """Train every value of the knob (and the base value, if not listed) over seeds ``first_seed..+seeds-1``.
 
     ``train`` holds the base config's train overrides, the budget among them; each value is
-    scored by ``metric`` on the same evaluation episodes. ``progress(label, seed, score)``
-    is called after each training.
+    scored by ``metric`` on the same evaluation episodes. ``progress`` (a
+    :class:`~sparring.kit.progress.Progress`) counts the trainings, the running one by its part of
+    the budget, and gets a line per finished training (value, seed, score).
     """
+    progress = progress or silent()
     env_cls = registry.get(env_name)
     check_metric(env_cls, metric)
     if test not in TESTS:
@@ -139,12 +142,24 @@ def ablate(
     base = base_value(env_cls, knob, train, env)
     labels = knob.values if base in knob.values else [base, *knob.values]
     scores: dict[str, list[float]] = {label: [] for label in labels}
+    progress.start(seeds * len(labels), unit="training")
+    done = 0
     for seed in range(first_seed, first_seed + seeds):  # seed-major: a slow drift of the machine hits every value
         for label in labels:
+            progress.status(f"{knob.key}={label} seed {seed}")
             overrides, config = _configs(env_cls, knob, label, {**train, "seed": seed}, env)
-            value = train_and_score(env_name, overrides, config, opponent, metric, episodes)
+            value = train_and_score(
+                env_name,
+                overrides,
+                config,
+                opponent,
+                metric,
+                episodes,
+                on_iteration=lambda part: progress.update(done + part),
+            )
             scores[label].append(value)
-            if progress is not None:
-                progress(label, seed, value)
+            done += 1
+            progress.update(done)
+            progress.print(f"{knob.key}={label} seed {seed}: {metric}={value:.4g}")
     others = {label: scores[label] for label in labels if label != base}
     return Ablation(knob.key, metric, test, base, scores, compare_to_base(scores[base], others, test))

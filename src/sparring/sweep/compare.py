@@ -16,6 +16,7 @@ import numpy as np
 
 from sparring.kit import registry
 from sparring.kit.config import make_config
+from sparring.kit.progress import silent
 from sparring.sweep.stats import NO_DIFFERENCE, TESTS, bootstrap_ci, two_sample_p
 from sparring.train.backends import make_env
 
@@ -94,8 +95,12 @@ def compare(
     seconds: float = 0.3,
     test: str = "mannwhitney",
     alpha: float = 0.05,
+    progress=None,
 ) -> dict:
-    """Interleaved throughput of setups ``a`` and ``b``: rates, medians, B/A ratio with a 95% interval, verdict."""
+    """Interleaved throughput of setups ``a`` and ``b``: rates, medians, B/A ratio with a 95% interval, verdict.
+
+    ``progress`` (a :class:`~sparring.kit.progress.Progress`) counts the turns, with the medians so far."""
+    progress = progress or silent()
     env_cls = registry.get(env_name)
     if test not in TESTS:
         raise ValueError(f"unknown test {test!r}; valid: {', '.join(TESTS)}")
@@ -104,12 +109,16 @@ def compare(
     setups = parse_setup(a, env_cls), parse_setup(b, env_cls)
     timers = []
     try:
+        progress.status("building both setups")
         for setup in setups:
             timers.append(_Timer(env_cls, setup, seconds))
         rates = [[], []]
-        for _ in range(repeats):
+        progress.status("timing A and B in turns")
+        progress.start(repeats, unit="turn")
+        for turn in range(repeats):
             for k, timer in enumerate(timers):
                 rates[k].append(timer.rate())
+            progress.update(turn + 1, {"median_a": float(np.median(rates[0])), "median_b": float(np.median(rates[1]))})
     finally:
         for timer in timers:
             timer.close()

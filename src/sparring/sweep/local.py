@@ -6,6 +6,7 @@ import os
 
 import optuna
 
+from sparring.kit.progress import silent
 from sparring.sweep.objective import train_and_score
 from sparring.sweep.settings import SweepSettings
 from sparring.sweep.space import suggest
@@ -36,13 +37,16 @@ def finished_trials(study: optuna.Study) -> int:
     return len(study.get_trials(deepcopy=False, states=FINISHED))
 
 
-def run_local(settings: SweepSettings, on_trial=None) -> optuna.Study:
+def run_local(settings: SweepSettings, on_trial=None, progress=None) -> optuna.Study:
     """Run as many trials as the study lacks of ``settings.trials`` finished ones; returns the study.
 
     A trial that raises is recorded as failed and not retried. ``on_trial(study, trial)`` is
-    called after each trial.
+    called after each trial. ``progress`` (a :class:`~sparring.kit.progress.Progress`) counts the
+    finished trials, the running one by its part of the budget, with the best score so far.
     """
+    progress = progress or silent()
     study = load_study(settings.folder, settings.seed)
+    finished = finished_trials(study)
 
     def objective(trial: optuna.Trial) -> float:
         train, env = settings.trial_configs(suggest(trial, settings.space))
@@ -52,13 +56,33 @@ def run_local(settings: SweepSettings, on_trial=None) -> optuna.Study:
             if rung < settings.rungs and trial.should_prune():
                 raise optuna.TrialPruned(f"{settings.metric}={value:.4g} at rung {rung}")
 
+        progress.status(f"trial {trial.number}")
         return train_and_score(
-            settings.env, train, env, settings.opponent, settings.metric, settings.episodes, settings.rungs, report
+            settings.env,
+            train,
+            env,
+            settings.opponent,
+            settings.metric,
+            settings.episodes,
+            settings.rungs,
+            report,
+            on_iteration=lambda fraction: progress.update(finished + fraction),
         )
 
-    remaining = settings.trials - finished_trials(study)
+    def after_trial(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> None:
+        nonlocal finished
+        finished = finished_trials(study)
+        complete = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+        figures = {f"best_{settings.metric}": max(t.value for t in complete)} if complete else {}
+        figures["pruned"] = finished - len(complete)
+        progress.update(finished, figures)
+        if on_trial is not None:
+            on_trial(study, trial)
+
+    remaining = settings.trials - finished
+    progress.start(settings.trials, unit="trial", done=finished)
     if remaining > 0:
-        callbacks = [on_trial] if on_trial is not None else []
+        callbacks = [after_trial]
         # failed trials (e.g. a diverged config raising) are recorded and do not stop the sweep
         study.optimize(objective, n_trials=remaining, callbacks=callbacks, catch=(RuntimeError, ValueError))
     return study

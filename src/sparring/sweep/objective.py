@@ -50,11 +50,14 @@ def train_and_score(
     episodes: int = 256,
     rungs: int = 1,
     report: Callable[[float, int], None] | None = None,
+    on_iteration: Callable[[float], None] | None = None,
 ) -> float:
     """Train with ``train_overrides`` (a budget among them), scoring ``rungs`` times at equal budget fractions.
 
     After each scoring ``report(value, rung)`` is called (it may raise to prune the trial);
-    the value of the last rung is returned. Nothing is written to disk.
+    the value of the last rung is returned. ``on_iteration(fraction)`` is called after each
+    training iteration with the part of the budget used (for a progress display). Nothing is
+    written to disk.
     """
     env_cls = registry.get(env_name)
     check_metric(env_cls, metric)
@@ -70,6 +73,8 @@ def train_and_score(
         for rung in range(1, rungs + 1):
             while trainer.progress() < rung / rungs and not trainer.finished():
                 trainer.iterate()
+                if on_iteration is not None:
+                    on_iteration(trainer.progress())
             value = score(trainer, metric, episodes)
             if report is not None:
                 report(value, rung)

@@ -1,71 +1,36 @@
-"""A live terminal dashboard: redrawn in place on a terminal, one summary line every few seconds otherwise."""
+"""What ``sparring train`` shows while it runs, on the one progress display of :mod:`sparring.kit.progress`.
+
+The bar counts learner steps against the budget (steps, or the fraction of the minutes), with the
+steps/s and the ETA; the key figures are the episode return and length, the env's episode metrics
+and the policy and value losses; on a terminal a table under the bar holds the other losses, the
+timings and the self-play figures. Per-phase metrics are left to ``metrics.jsonl`` and the plots.
+"""
 
 from __future__ import annotations
 
-import sys
-import time
-
-CLEAR = "\x1b[H\x1b[2J"
-
-
-def _fmt(value) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return str(value)
+SHOWN_BY_THE_BAR = ("train/step", "train/sps", "train/elapsed_s", "train/iteration")
+NAMES = {
+    "env/episode_return": "return",
+    "env/episode_length": "length",
+    "loss/policy": "policy_loss",
+    "loss/value": "value_loss",
+}
 
 
-def _eta(progress: float, elapsed: float) -> str:
-    if progress <= 0:
-        return "?"
-    left = elapsed * (1 - progress) / progress
-    return f"{int(left // 60)}m{int(left % 60):02d}s"
+def show(progress, metrics: dict, fraction: float) -> None:
+    """Fold one iteration's ``metrics`` into ``progress``; ``fraction`` is the part of the budget used."""
+    figures, table = dict(progress.figures), {}
+    for key, value in metrics.items():
+        if value is None or key in SHOWN_BY_THE_BAR or key == "env/episodes" or key.startswith("env/phase/"):
+            continue
+        if key.startswith("env/") or key in NAMES:
+            figures[NAMES.get(key, key.removeprefix("env/"))] = value
+        else:
+            table[key] = value
+    ordered = dict(sorted(figures.items(), key=lambda item: _rank(item[0])))  # stable: ties keep their order
+    progress.update(metrics.get("train/step"), ordered, fraction=fraction, table=table)
 
 
-class Dashboard:
-    """Shows steps/s, episode metrics, losses, progress and ETA for a run."""
-
-    def __init__(self, title: str, stream=None, every_s: float = 0.5, line_every_s: float = 10.0):
-        self.title, self.stream = title, stream or sys.stdout
-        self.live = self.stream.isatty()
-        self.every_s = every_s if self.live else line_every_s
-        self.last = 0.0
-        self.latest: dict = {}
-
-    def update(self, metrics: dict, progress: float, force: bool = False) -> None:
-        """Fold in an iteration's metrics; redraw if due."""
-        self.latest.update({k: v for k, v in metrics.items() if v is not None})
-        now = time.monotonic()
-        if not force and now - self.last < self.every_s:
-            return
-        self.last = now
-        m = self.latest
-        if not self.live:
-            env = " ".join(f"{k[4:]}={_fmt(v)}" for k, v in m.items() if k.startswith("env/") and "phase" not in k)
-            self.stream.write(
-                f"[{100 * progress:5.1f}%] step {m.get('train/step', 0)} "
-                f"sps {_fmt(m.get('train/sps', 0))}"
-                f" {env} loss/policy={_fmt(m.get('loss/policy', 0))}\n"
-            )
-            self.stream.flush()
-            return
-        self.stream.write(CLEAR + self.render(progress))
-        self.stream.flush()
-
-    def render(self, progress: float) -> str:
-        """The dashboard as text."""
-        m = self.latest
-        width = 30
-        bar = "#" * int(width * progress) + "-" * (width - int(width * progress))
-        lines = [
-            f"sparring train {self.title}",
-            f"[{bar}] {100 * progress:5.1f}%  ETA {_eta(progress, m.get('train/elapsed_s', 0.0))}",
-            f"step {m.get('train/step', 0):,}   {_fmt(m.get('train/sps', 0.0))} steps/s   "
-            f"lr {_fmt(m.get('train/lr', 0.0))}",
-            "",
-        ]
-        for group in ("env/", "selfplay/", "loss/", "perf/"):
-            items = [(k, v) for k, v in sorted(m.items()) if k.startswith(group)]
-            lines += [f"  {k:<28} {_fmt(v)}" for k, v in items]
-            if items:
-                lines.append("")
-        return "\n".join(lines) + "\n"
+def _rank(name: str) -> int:
+    """Return and length first, then the env's metrics, the losses last."""
+    return {"return": 0, "length": 1, "policy_loss": 3, "value_loss": 3}.get(name, 2)

@@ -10,10 +10,11 @@ import time
 from sparring.kit import registry
 from sparring.kit.atomic import new_folder
 from sparring.kit.files import DamagedFile
+from sparring.kit.progress import silent
 from sparring.players.load import REMEDY, resolve
 from sparring.train.checkpoint import read_resume_meta, restore_trainer, save_checkpoint
 from sparring.train.config import TrainConfig, make_train_config
-from sparring.train.dashboard import Dashboard
+from sparring.train.dashboard import show
 from sparring.train.footprint import check_training_memory
 from sparring.train.imitate import check_imitation, imitate
 from sparring.train.metrics import MetricsLog, metric_columns
@@ -39,7 +40,7 @@ def train(
     opponent: str | None = None,
     resume: str | None = None,
     runs_dir: str = "runs",
-    stream=None,
+    progress=None,
     seats: dict | None = None,
 ) -> str:
     """Train (or resume) a run: config, metrics, checkpoints and plots in its folder, which it returns.
@@ -47,9 +48,12 @@ def train(
     The final evaluation (``eval.json``) is the ``sparring train`` command's, run after this.
 
     ``overrides`` are ``--train.KEY`` values (strings allowed); on resume they may only
-    extend the budget or change logging, the rest comes from the checkpoint.
+    extend the budget or change logging, the rest comes from the checkpoint. ``progress``
+    (a :class:`~sparring.kit.progress.Progress`) shows the steps, steps/s, ETA, episode metrics and losses.
     """
     overrides = dict(overrides or {})
+    progress = progress or silent()
+    progress.status("building the envs and the policy (compiling the env's kernels on a first run)")
     if resume is not None:
         meta = read_resume_meta(resume)
         if env_name is not None and env_name != meta["env"]:
@@ -92,20 +96,23 @@ def train(
         wandb=cfg.wandb,
         wandb_config=dataclasses.asdict(cfg),
     )
-    board = Dashboard(f"{env_name}  ->  {run_dir}", stream=stream)
     last_save = time.monotonic()
+    progress.start(cfg.steps if cfg.steps > 0 else None, unit="step", done=trainer.global_step)
     try:
+        if cfg.imitate and resume is None:
+            progress.status(f"imitating {cfg.imitate} -> {run_dir}")
         for metrics in imitate(trainer) if cfg.imitate and resume is None else ():
             log.write(metrics)
-            board.update(metrics, trainer.progress())
+            show(progress, metrics, trainer.progress())
+        progress.status(f"training -> {run_dir}")
         while not trainer.finished():
             metrics = trainer.iterate()
             log.write(metrics)
-            board.update(metrics, trainer.progress())
+            show(progress, metrics, trainer.progress())
             if time.monotonic() - last_save >= cfg.checkpoint_s:
                 save_checkpoint(run_dir, trainer, cfg.keep_checkpoints)
                 last_save = time.monotonic()
-        board.update({}, trainer.progress(), force=True)
+        progress.status(f"saving the checkpoint and plots -> {run_dir}")
         save_checkpoint(run_dir, trainer, cfg.keep_checkpoints)
     finally:
         log.close()
