@@ -6,37 +6,12 @@ import dataclasses
 
 import numpy as np
 
+from sparring.evaluate.bootstrap import (
+    bootstrap_ci,
+)  # here too: compare, ablate and the benchmarks take it from sweep.stats
+
 TESTS = ("welch", "mannwhitney")
 NO_DIFFERENCE = "no detectable difference"
-
-
-def bootstrap_ci(
-    values, statistic=np.mean, level: float = 0.95, resamples: int = 10_000, seed: int = 0
-) -> tuple[float, float]:
-    """Percentile bootstrap interval of ``statistic`` over ``values`` (a point interval for one value).
-
-    ``scipy.stats.bootstrap`` with ``method="percentile"``, not its default BCa: BCa's jackknife
-    degenerates (NaN bounds) on the medians with ties that ``sparring compare`` takes and on the
-    few seeds of an ablation. One value, or all values equal, give the point interval (SciPy
-    refuses a single value). ``statistic`` must take ``axis`` (NumPy reductions do).
-    """
-    from scipy.stats import bootstrap  # lazy: scipy is slow to import and the CLI starts fast
-
-    data = np.asarray(values, np.float64)
-    if data.size == 0:
-        raise ValueError("bootstrap_ci needs at least one value")
-    if data.size == 1 or np.all(data == data[0]):
-        return float(data[0]), float(data[0])
-    result = bootstrap(
-        (data,),
-        statistic,
-        n_resamples=resamples,
-        confidence_level=level,
-        method="percentile",
-        vectorized=True,
-        rng=np.random.default_rng(seed),
-    )
-    return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 
 def two_sample_p(a, b, test: str = "welch") -> float:
@@ -51,7 +26,7 @@ def two_sample_p(a, b, test: str = "welch") -> float:
         raise ValueError(f"a significance test needs at least 2 values per side, got {a.size} and {b.size}")
     if np.ptp(a) == 0 and np.ptp(b) == 0:
         return 1.0 if a[0] == b[0] else 0.0
-    from scipy import stats as sps  # lazy, as in bootstrap_ci
+    from scipy import stats as sps  # lazy: scipy is slow to import and the CLI starts fast
 
     if test == "welch":
         return float(sps.ttest_ind(a, b, equal_var=False).pvalue)
