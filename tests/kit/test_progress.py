@@ -171,6 +171,7 @@ def test_on_a_terminal_the_live_display_renders_bar_counts_figures_table_and_kep
     for shown in ("return=0.25", "loss", "entropy", "1.5", "perf", "update_s", "a line kept above the display"):
         assert shown in text
     assert "━" in text  # the bar
+    assert "train duel  done" in text.replace("\x1b[0m", "").replace("\x1b[1;36m", "")  # the last frame says so
 
 
 def test_a_display_opened_inside_a_live_one_writes_lines():

@@ -158,7 +158,9 @@ class Progress:
         """Stop the display. On a terminal the last frame stays; elsewhere a last line (``done, ...``), unless
         the work never started or it failed before any line was written (its error is then the only line)."""
         if self._live is not None:
-            self._live.stop()
+            with self._lock:
+                self.state = "stopped" if failed else "done"
+            self._live.stop()  # its last redraw shows the last state
             _live_open.remove(self)
             self._live = None
         if self._ticker is not None:
