@@ -1,103 +1,32 @@
 """The seats page (docs/seats.md), run as a user would: every `sparring` command in its bash blocks, in order.
 
-The commands are read from the page, so page and test cannot drift apart. ``sparring new``
-writes the template package into a temp folder; at the page's ``pip install -e ./tag`` the
-test copies the page's env files (``docs/seats/tag/``) over the template's and pip-installs the
-package offline into a temp folder (``--target``) on ``sys.path``, so its ``sparring.envs``
-entry point registers ``tag`` as in tests/scaffold/test_package.py. ``RUN`` on the page is
-the run folder ``sparring train`` printed. A command whose comment says ``exit code N``
-must exit with N; every other one with 0.
+The commands are read from the page, so page and test cannot drift apart; tests/docs/commands.py runs them
+(``sparring new`` into a temp folder, the page's env files over the template's, the package pip-installed
+offline, ``RUN`` the run folder ``sparring train`` printed, exit codes as the page's comments say), the same
+way ``python -m tests.docs.regen seats.md`` does when it writes the page's output blocks.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
-import shlex
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from sparring.cli import main
-from sparring.kit import registry
 from sparring.record import Recording
+from tests.docs.blocks import marked_blocks
+from tests.docs.commands import ROOT, seats_page_run
+from tests.docs.outputs import SEATS_TABLE, differences, evaluated_win, seats
 
-ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "seats.md"
-ENV_FILES = ("world.py", "scripted.py", "env.py", "defaults.toml")
-PIP_LINE = "pip install -e ./tag"
-
-
-def page_commands(text: str) -> list[tuple[str, int]]:
-    """(command line, expected exit code) for every line of the page's bash blocks, comments removed."""
-    out = []
-    for block in re.findall(r"^```bash\n(.*?)^```", text, re.M | re.S):
-        for line in block.splitlines():
-            command, _, comment = line.partition("  #")
-            if command.strip():
-                code = re.search(r"exit code (\d+)", comment)
-                out.append((command.strip(), int(code.group(1)) if code else 0))
-    return out
-
-
-def install(tmp: Path) -> Path:
-    """The page's env files over the template's, the package pip-installed offline into ``tmp/site``."""
-    src = tmp / "tag" / "src" / "tag"
-    (src / "env.py").unlink()
-    for name in ENV_FILES:
-        shutil.copy(ROOT / "docs" / "seats" / "tag" / name, src / name)
-    site = tmp / "site"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--no-deps",
-            "--no-build-isolation",
-            "--no-index",
-            "--target",
-            str(site),
-            str(tmp / "tag"),
-        ],
-        check=True,
-        capture_output=True,
-    )
-    return site
 
 
 @pytest.fixture(scope="module")
 def ran(tmp_path_factory):
-    """Every command of the page run in a temp folder: {command line as on the page: (exit code, stdout, stderr)}."""
+    """Every command of the page run in a temp folder: {command line as on the page: (exit code, output)}; ``tag``
+    stays registered for the module's tests."""
     tmp = tmp_path_factory.mktemp("seats")
-    results, run_dir = {}, None
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(tmp)
-        mp.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
-        for line, expected in page_commands(PAGE.read_text()):
-            if line == PIP_LINE:
-                mp.syspath_prepend(str(install(tmp)))
-                continue
-            assert line.startswith("sparring "), f"the page has a command the test does not run: {line!r}"
-            argv = shlex.split(line)[1:]
-            if "RUN" in argv:
-                assert run_dir, f"{line!r} needs the run folder of a `sparring train` above it"
-                argv = [run_dir if a == "RUN" else a for a in argv]
-            out, err = io.StringIO(), io.StringIO()
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                code = main(argv)
-            assert code == expected, f"{line!r} exited {code}, expected {expected}\n{out.getvalue()}{err.getvalue()}"
-            results[line] = (code, out.getvalue(), err.getvalue())
-            if argv[0] == "train":
-                run_dir = re.search(r"^run folder: (\S+)$", out.getvalue(), re.M).group(1)
+    with seats_page_run(PAGE, tmp) as results:
         yield results, tmp
-    for name in [m for m in sys.modules if m == "tag" or m.startswith("tag.")]:
-        del sys.modules[name]
 
 
 def seat_rows(out: str) -> dict[str, dict]:
@@ -113,12 +42,6 @@ def seat_rows(out: str) -> dict[str, dict]:
         }
         for r in rows
     }
-
-
-def evaluated_win(out: str) -> tuple[float, float, float]:
-    """The evaluated seat's win rate and its 95% interval, from the report's first lines."""
-    m = re.search(r"^  win +\d+ +(\d\.\d+) +95% CI \[(\d\.\d+), (\d\.\d+)\]$", out, re.M)
-    return float(m.group(1)), float(m.group(2)), float(m.group(3))
 
 
 def test_the_page_runs_every_kind_of_command(ran):
@@ -137,7 +60,7 @@ def test_list_and_check_show_the_seats(ran):
 def test_eval_reports_each_seat_with_its_player_and_intervals(ran):
     results, _ = ran
     out = results["sparring eval tag --checkpoint RUN"][1]
-    assert out.startswith("tag: 1000 episodes, seat runner")
+    assert re.search(r"^tag: 1000 episodes, seat runner$", out, re.M)
     seats = seat_rows(out)
     assert set(seats) == {"chaser", "runner"}
     assert seats["chaser"]["player"] == "env:bfs" and seats["runner"]["player"].startswith("checkpoint:")
@@ -159,43 +82,47 @@ def test_the_pages_figures_are_what_the_commands_print(ran):
     results, _ = ran
     page = PAGE.read_text()
     rows = re.findall(r"^\| (.+?) \| (.+?) \| (\d\.\d+) \[(\d\.\d+), (\d\.\d+)\] \|$", page, re.M)
-    command = {
-        ("`random`", "`env:bfs`"): "sparring eval tag --policy random",
-        ("`scripted:bfs`", "`env:bfs`"): "sparring eval tag --policy scripted:bfs",
-        ("the checkpoint", "`env:bfs`"): "sparring eval tag --checkpoint RUN",
-        ("the checkpoint", "`env:random`"): "sparring eval tag --checkpoint RUN --seat chaser=random",
-        (
-            "the checkpoint",
-            "`scripted:bfs`, played from outside",
-        ): "sparring eval tag --checkpoint RUN --env.opponent learner --seat chaser=scripted:bfs",
-    }
-    assert [(r[0], r[1]) for r in rows] == list(command)
+    assert [(r[0], r[1]) for r in rows] == list(SEATS_TABLE)
     for runner, chaser, *figures in rows:
         shown = tuple(map(float, figures))
-        real = evaluated_win(results[command[runner, chaser]][1])
+        real = evaluated_win(results[SEATS_TABLE[runner, chaser]][1])
         if runner.startswith("`"):
             assert shown == real, (runner, chaser)
         else:
             assert real[1] <= shown[0] <= real[2], (runner, chaser, shown, real)
     # the env's bfs chaser and the same script played from outside meet the same game
     inside, outside = (
-        evaluated_win(results[command["the checkpoint", c]][1])
+        evaluated_win(results[SEATS_TABLE["the checkpoint", c]][1])
         for c in ("`env:bfs`", "`scripted:bfs`, played from outside")
     )
     assert inside[1] <= outside[2] and outside[1] <= inside[2]
+    # the table's checkpoint row is the eval block's (one run wrote both)
+    block = next(b.body for b in marked_blocks(page) if b.name == "eval-tag")
+    row = next(r for r in rows if r[:2] == ("the checkpoint", "`env:bfs`"))
+    assert tuple(map(float, row[2:])) == evaluated_win(block)
 
 
-def test_bad_seats_are_errors_that_the_page_quotes(ran):
+def test_the_output_blocks_are_what_the_commands_print(ran):
+    """Checker, list and errors exactly; training, evaluation, recording and replay by their shape."""
+    results, tmp = ran
+    assert differences("seats.md", seats(tmp, results)) == []
+
+
+def test_bad_seats_are_errors(ran):
     results, _ = ran
-    page = PAGE.read_text()
-    errors = {line: err.strip() for line, (code, _, err) in results.items() if code != 0}
+    errors = {line: out.strip() for line, (code, out) in results.items() if code != 0}
     assert len(errors) == 2
-    for line, err in errors.items():
-        assert err in page, f"{line!r} now says {err!r}"
     assert (
         "conflicts with --env.opponent 'bfs'"
         in errors["sparring eval tag --checkpoint RUN --opponent random --env.opponent bfs"]
     )
+
+
+def test_the_prose_cites_the_train_block():
+    text = PAGE.read_text()
+    train = next(b.body for b in marked_blocks(text) if b.name == "train-tag")
+    wins, episodes = re.search(r"^tag: (\d+) episodes.*\n +win +(\d+) ", train, re.M).group(2, 1)
+    assert f"the trained runner escapes in {wins} of {episodes} episodes" in " ".join(text.split())
 
 
 def test_the_recording_names_each_seats_player_and_the_replay_shows_only_the_runners_moves(ran):

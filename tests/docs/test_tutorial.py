@@ -1,26 +1,10 @@
 """The tutorial's env at each step, loaded from the files the tutorial page includes, passes the checker."""
 
-import functools
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
 from sparring.kit import BatchedEnv
 from sparring.kit.check import check
-
-TUTORIAL = Path(__file__).resolve().parents[2] / "docs" / "tutorial"
-
-
-@functools.cache
-def load_step(k: int) -> type:
-    """The ``Catch`` class of ``docs/tutorial/step<k>/env.py`` (loaded once: each load compiles anew)."""
-    spec = importlib.util.spec_from_file_location(f"tutorial_catch_step{k}", TUTORIAL / f"step{k}" / "env.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # Numba's cache finds compiled kernels by module name
-    spec.loader.exec_module(module)
-    return module.Catch
+from tests.docs.commands import load_step
 
 
 @pytest.mark.parametrize("k", [1, 2, 3])

@@ -137,7 +137,7 @@ class Catch(Env):
     scripted = {"follow": follow, "predict": predict}
     best_scripted = "predict"
 
-    # --8<-- [start:slow]
+    # region slow
     @staticmethod
     def render_ansi(s, cfg) -> str:
         """The board: ``o`` the ball, ``=`` the paddle."""
@@ -181,4 +181,4 @@ class Catch(Env):
                 {"type": "rect", "x": int(s["paddle"]), "y": cfg.height - 0.4, "w": 1, "h": 0.4, "fill": "#3ca0e6"},
                 {"type": "text", "x": 0.2, "y": 0.8, "text": f"balls left {int(s['balls_left'])}", "size": 0.6,
                  "fill": "#aaa"}]
-    # --8<-- [end:slow]
+    # endregion slow

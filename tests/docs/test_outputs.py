@@ -1,0 +1,72 @@
+"""The docs' output blocks are what their commands print now (tests/docs/outputs.py runs the commands).
+
+Exact where another run prints the same; by shape (headers, column names, labels, order) where training
+makes other figures. The tutorial's 3-minute training is replaced by a three-iteration one, which prints the
+same shape; ``python -m tests.docs.regen`` reruns everything at the pages' own settings and rewrites them.
+The seats page's blocks are checked in test_seats_page.py, from the run of its commands there.
+"""
+
+import re
+
+import pytest
+
+from tests.docs.blocks import PAGES, ROOT, marked_blocks
+from tests.docs.commands import page_commands
+from tests.docs.outputs import (
+    CATCH_EVAL,
+    CATCH_RECORD,
+    CATCH_REPLAY,
+    CATCH_TRAIN,
+    PAGES as PRODUCERS,
+    checker,
+    differences,
+    kit,
+    tutorial,
+)
+
+PAGE_FILES = sorted(PAGES.rglob("*.md"))
+
+
+@pytest.mark.parametrize("page", PAGE_FILES, ids=[str(p.relative_to(ROOT)) for p in PAGE_FILES])
+def test_every_output_block_is_marked_with_what_writes_it(page):
+    """A ```text block (the docs' output blocks) carries an output marker; a page with one has a producer."""
+    text = page.read_text()
+    marked = {b.span[0] for b in marked_blocks(text) if b.kind == "output"}
+    for m in re.finditer(r"^( *)```text\n", text, re.M):
+        assert m.end() in marked, f"{page.relative_to(ROOT)}: the output block at offset {m.start()} has no marker"
+    if marked:
+        assert page.name in PRODUCERS, f"{page.relative_to(ROOT)} has output blocks but no producer in outputs.py"
+
+
+def test_the_tutorial_runs_the_commands_it_shows():
+    shown = {line for line, _ in page_commands((PAGES / "tutorial.md").read_text())}
+    assert {CATCH_TRAIN, CATCH_EVAL, CATCH_RECORD, CATCH_REPLAY} <= shown
+
+
+def test_the_tutorial_prose_cites_its_blocks():
+    """The figures the prose gives are those of the train and eval blocks they talk about."""
+    text = (PAGES / "tutorial.md").read_text()
+    words = " ".join(text.split())
+    blocks = {b.name: b.body for b in marked_blocks(text)}
+    done = next(line for line in blocks["train-catch"].splitlines() if line.startswith("train catch: done"))
+    last = float(re.search(r"caught=([\d.]+)", done)[1])
+    minutes = int(re.search(r"(\d+):\d+ elapsed", done)[1])
+    assert minutes < 1 and "training took under a minute" in words
+    assert f"to {last:.0%} (`plots/learning.png`" in words and f"from about 0.15 to {last:.2f}" in words
+    caught = float(re.search(r"^ +means: .*caught=([\d.]+)", blocks["eval-catch"], re.M)[1])
+    assert f"catches {caught:.0%} of the balls" in words
+    lost_in = re.search(r"^ +lost in phase .*\n((?: +\w+ +\d+\n)+)", blocks["eval-catch"], re.M)
+    if "Every lost episode ended in the `bounced` phase" in words:
+        assert [row.split()[0] for row in lost_in[1].splitlines()] == ["bounced"], blocks["eval-catch"]
+
+
+def test_the_tutorial_blocks(tmp_path):
+    assert differences("tutorial.md", tutorial(tmp_path, quick=True)) == []
+
+
+def test_the_kit_page_blocks(tmp_path):
+    assert differences("kit.md", kit(tmp_path)) == []
+
+
+def test_the_checker_page_blocks(tmp_path):
+    assert differences("checker.md", checker(tmp_path)) == []
