@@ -137,3 +137,17 @@ def test_the_clone_runs_at_its_own_learning_rate_and_ppo_at_the_runs(imitate_lr,
     assert all(g["lr"] == pytest.approx(cloned_at) for opt in trainer.optimizer.parts for g in opt.param_groups)
     ppo = trainer.iterate()  # PPO starts from the run's lr, annealed by the progress the clone made
     assert ppo["train/lr"] == pytest.approx(0.01 * 0.5)
+
+
+def test_dagger_plays_the_policys_actions_and_still_learns_the_teachers():
+    cfg = make_train_config(
+        None, {**TINY, "steps": 10**6, "imitate": "teacher", "imitate_steps": 32 * 16 * 30, "imitate_mix": 1.0}
+    )
+    trainer = Trainer("toy_cue_teacher", cfg)
+    before, chance = agreement(trainer.policy, seed=99)
+    log = list(imitate(trainer))
+    after, _ = agreement(trainer.policy, seed=99)
+    # the policy played every step: its first episodes score below the teacher's 8 per episode ...
+    assert log[0]["env/episode_return"] < 7.0
+    # ... yet the labels were the teacher's, so the clone still learns it
+    assert after > 0.9 and after > before + 0.15 and after > chance + 0.2, (before, after, chance)

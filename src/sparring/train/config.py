@@ -77,6 +77,13 @@ class TrainConfig:
         "Warm start: stop cloning after this many minutes (0: no time limit); imitate needs one of the two limits.",
         low=0,
     )
+    imitate_mix: float = knob(
+        0.0,
+        "Warm start, DAgger: per step, the chance a trained row plays the policy's own action while the teacher's "
+        "stays the label (0: the teacher plays every step).",
+        low=0,
+        high=1,
+    )
     imitate_lr: float = knob(
         0.0, "Warm start: the cloning's learning rate, held constant (0: the run's lr); PPO then starts at lr.", low=0
     )

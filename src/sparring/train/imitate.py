@@ -3,7 +3,14 @@
 The batched env is rolled with the teacher's actions (``scripted_actions(name)``) for the
 trained rows; the action heads learn them by cross-entropy over the masked logits, and the
 value head learns the teacher's returns (GAE targets), so PPO starts from the teacher's
-behaviour with a critic that already knows what it is worth. The clone keeps the PPO
+behaviour with a critic that already knows what it is worth.
+
+With ``imitate_mix`` above 0 the clone is DAgger-style (Ross et al. 2011): on each step each
+trained row plays the policy's own sampled action with that probability, and the teacher's
+action for the state reached is still the label. A pure clone only ever sees the states the
+teacher visits, so one mistake in a long encounter leads where it never learned to recover;
+mixing in its own actions shows it those states with the teacher's answer. The values then
+learn the mixture's returns. The clone keeps the PPO
 trainer's buffers, minibatches and optimizer, and its time and steps count toward the run's
 budget (``--train.minutes`` / ``--train.steps``).
 """
@@ -43,11 +50,15 @@ def _take(env_buffer: np.ndarray, rollout) -> torch.Tensor:
     return tensor.to(rollout.device)
 
 
-def teacher_rollout(rollout, name: str, opponent=None) -> None:
+def teacher_rollout(
+    rollout, name: str, opponent=None, mix: float = 0.0, rng: np.random.Generator | None = None
+) -> None:
     """Fill ``rollout``'s buffers with ``horizon`` steps where the trained rows play scripted policy ``name``.
 
     Values and the recurrent state come from the policy as in a PPO rollout; ``actions``
-    hold the teacher's choices; other rows get the opponent's actions as usual.
+    hold the teacher's choices; other rows get the opponent's actions as usual. With ``mix``
+    > 0 each trained row plays the policy's sampled action instead with probability ``mix``
+    per step (drawn from ``rng``); the stored label stays the teacher's.
     """
     env, policy = rollout.env, rollout.policy
     rollout.begin()
@@ -58,13 +69,18 @@ def teacher_rollout(rollout, name: str, opponent=None) -> None:
             rollout.mask[t].copy_(_take(env.mask, rollout))
             rollout.resets[t] = rollout.just_done
             reset = rollout.just_done if policy.recurrent else None
-            _, _, value, rollout.state = policy.act(rollout.obs[t], rollout.mask[t], rollout.state, reset)
+            own, _, value, rollout.state = policy.act(rollout.obs[t], rollout.mask[t], rollout.state, reset)
             env.scripted_actions(name, out=teacher)
             if opponent is not None:
                 opponent.fill(teacher)
             rollout.actions[t] = _take(teacher, rollout).long()
             rollout.values[t] = value
-            _, rew, term, trunc, _, info = env.step(teacher)
+            played = teacher
+            if mix > 0.0:
+                pick = rng.random(len(rollout.rows_np)) < mix
+                played = teacher.copy()
+                played[rollout.rows_np[pick]] = own.cpu().numpy()[pick]
+            _, rew, term, trunc, _, info = env.step(played)
             if info:
                 rollout.stats.add(info)
             if opponent is not None:
@@ -112,6 +128,7 @@ def imitate(trainer) -> Iterator[dict]:
     cfg = trainer.cfg
     check_imitation(cfg, trainer.env)
     trainer.optimizer.set_lr(cfg.imitate_lr or cfg.lr)
+    rng = np.random.default_rng([cfg.seed, 0x1D])  # the DAgger mix's own stream
     steps, seconds = 0, 0.0
     while (
         (cfg.imitate_steps == 0 or steps < cfg.imitate_steps)
@@ -119,7 +136,7 @@ def imitate(trainer) -> Iterator[dict]:
         and not trainer.finished()
     ):
         start = time.perf_counter()
-        teacher_rollout(trainer.rollout, cfg.imitate, trainer.opponent)
+        teacher_rollout(trainer.rollout, cfg.imitate, trainer.opponent, cfg.imitate_mix, rng)
         collected = time.perf_counter()
         losses = clone_update(trainer.policy, trainer.optimizer, trainer.rollout, cfg)
         end = time.perf_counter()
