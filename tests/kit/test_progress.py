@@ -56,6 +56,7 @@ def test_a_short_command_writes_only_its_last_line_and_a_failing_one_nothing():
         progress.start(10, unit="episode")
         clock.now += 4
         progress.update(10)
+    progress.close()  # closed once: no second last line
     assert lines_of(out) == ["record squared: done, 100% 10/10 episodes, 2.5 episodes/s, 0:04 elapsed"]
     out = io.StringIO()
     with pytest.raises(ValueError):

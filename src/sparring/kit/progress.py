@@ -75,7 +75,7 @@ class Progress:
         self.state = ""
         self.rate = self.eta = None
         self._samples: collections.deque = collections.deque()
-        self._started = self._changed = self._new_state = self._wrote = False
+        self._started = self._changed = self._new_state = self._wrote = self._closed = False
         self._last_line = self._last_any = self.opened  # the last progress line, the last line of any kind
         self._lock = threading.RLock()  # the calls and the thread that writes lines (or redraws) share the state
         self._ticker = self._stop = None
@@ -157,6 +157,9 @@ class Progress:
     def close(self, failed: bool = False) -> None:
         """Stop the display. On a terminal the last frame stays; elsewhere a last line (``done, ...``), unless
         the work never started or it failed before any line was written (its error is then the only line)."""
+        if self._closed:
+            return
+        self._closed = True
         if self._live is not None:
             with self._lock:
                 self.state = "stopped" if failed else "done"
