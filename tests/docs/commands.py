@@ -78,16 +78,36 @@ def page_commands(text: str) -> list[tuple[str, int]]:
     return out
 
 
+def pip_install(package: Path, site: Path) -> Path:
+    """The package folder ``package`` pip-installed offline into ``site`` (without its dependencies); ``site``."""
+    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index"]
+    subprocess.run([*pip, "--target", str(site), str(package)], check=True, capture_output=True)
+    return site
+
+
 def install_tag(work: Path) -> Path:
     """The seats page's env files over the template's in ``work/tag``, pip-installed offline into ``work/site``."""
     src = work / "tag" / "src" / "tag"
     (src / "env.py").unlink()
     for name in TAG_FILES:
         shutil.copy(TAG / name, src / name)
-    site = work / "site"
-    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index"]
-    subprocess.run([*pip, "--target", str(site), str(work / "tag")], check=True, capture_output=True)
-    return site
+    return pip_install(work / "tag", work / "site")
+
+
+def matches_elided(comment: str, line: str) -> bool:
+    """Whether ``line`` is ``comment`` with its `` ... `` (or a trailing `` ...``) standing for what it left out."""
+    parts = re.split(r" \.\.\.(?: |$)", comment.strip())
+    return (
+        re.fullmatch(
+            ".*".join(re.escape(part) for part in parts) + (".*" if comment.strip().endswith("...") else ""), line
+        )
+        is not None
+    )
+
+
+def list_comment(text: str) -> str:
+    """The comment after ``sparring list`` in a page's bash blocks (what the page says it prints)."""
+    return re.search(r"^sparring list +# (.+)$", text, re.M)[1]
 
 
 @contextlib.contextmanager

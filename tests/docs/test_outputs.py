@@ -6,12 +6,22 @@ same shape; ``python -m tests.docs.regen`` reruns everything at the pages' own s
 The seats page's blocks are checked in test_seats_page.py, from the run of its commands there.
 """
 
+import importlib
 import re
+import sys
 
 import pytest
 
 from tests.docs.blocks import PAGES, ROOT, marked_blocks
-from tests.docs.commands import page_commands
+from tests.docs.commands import (
+    in_folder,
+    list_comment,
+    matches_elided,
+    page_commands,
+    pip_install,
+    registered,
+    sparring,
+)
 from tests.docs.outputs import (
     CATCH_EVAL,
     CATCH_RECORD,
@@ -70,3 +80,30 @@ def test_the_kit_page_blocks(tmp_path):
 
 def test_the_checker_page_blocks(tmp_path):
     assert differences("checker.md", checker(tmp_path)) == []
+
+
+def test_the_tutorial_says_what_sparring_list_prints_for_the_template(tmp_path):
+    """Section 0: ``sparring new catch``, the package installed, then ``sparring list`` as the page's comment says."""
+    site = str(tmp_path / "site")
+    try:
+        with in_folder(tmp_path), registered({}):
+            assert sparring("sparring new catch")[0] == 0
+            sys.path.insert(0, str(pip_install(tmp_path / "catch", tmp_path / "site")))
+            importlib.invalidate_caches()
+            code, out = sparring("sparring list")
+    finally:
+        if site in sys.path:
+            sys.path.remove(site)
+        for name in [m for m in sys.modules if m == "catch" or m.startswith("catch.")]:
+            del sys.modules[name]
+    line = next(line for line in out.splitlines() if line.startswith("catch: "))
+    comment = list_comment((PAGES / "tutorial.md").read_text())
+    assert code == 0 and matches_elided(comment, line), f"the page says {comment!r}; sparring list prints {line!r}"
+
+
+def test_an_elided_comment_matches_the_lines_it_shortens():
+    line = "catch: agents=1 seats=['player(outside)'] obs=12xfloat32 heads=[move=5] from=sparring-catch"
+    assert matches_elided("catch: agents=1 seats=['player(outside)'] ... from=sparring-catch", line)
+    assert matches_elided("catch: agents=1 ...", line)
+    assert not matches_elided("catch: agents=1 obs=12xfloat32 ... from=sparring-catch", line)  # seats left out
+    assert not matches_elided("catch: agents=1 ... from=sparring-tag", line)

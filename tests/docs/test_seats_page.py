@@ -14,7 +14,7 @@ import pytest
 
 from sparring.record import Recording
 from tests.docs.blocks import marked_blocks
-from tests.docs.commands import ROOT, seats_page_run
+from tests.docs.commands import ROOT, list_comment, matches_elided, seats_page_run
 from tests.docs.outputs import SEATS_TABLE, differences, evaluated_win, seats
 
 PAGE = ROOT / "docs" / "seats.md"
@@ -52,7 +52,9 @@ def test_the_page_runs_every_kind_of_command(ran):
 
 def test_list_and_check_show_the_seats(ran):
     results, _ = ran
-    assert "tag: agents=2 seats=['chaser(env)', 'runner(outside)']" in results["sparring list"][1]
+    listed = next(line for line in results["sparring list"][1].splitlines() if line.startswith("tag: "))
+    assert listed.startswith("tag: agents=2 seats=['chaser(env)', 'runner(outside)']")
+    assert matches_elided(list_comment(PAGE.read_text()), listed), listed
     check = results["sparring check tag"][1]
     assert "OK: 0 failed, 0 warning(s)" in check and "PASS reward audit (runner)" in check
 
