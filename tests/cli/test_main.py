@@ -24,6 +24,7 @@ COMMANDS = {
     "replay",
     "fork",
     "play",
+    "judge",
 }
 
 

@@ -1,0 +1,71 @@
+"""``sparring judge``: brains against brains they did not train with, a cross-play matrix and ratings."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from sparring.cli.overrides import env_overrides
+from sparring.cli.values import count
+
+
+def cmd_judge(args, extra) -> int:
+    """Judge the --brain players: a round robin in a two-seat env, focal among background characters in town."""
+    from sparring.evaluate.judge import judge
+    from sparring.evaluate.judge_tables import format_judge
+    from sparring.kit.atomic import atomic_file
+    from sparring.kit.files import check_output
+    from sparring.kit.progress import Progress
+
+    if args.out:
+        check_output(args.out, "--out")
+    with Progress(f"judge {args.env}") as progress:
+        report = judge(
+            args.env,
+            args.brain or [],
+            args.background,
+            args.episodes,
+            focal=args.focal,
+            seed=args.seed,
+            num_envs=args.num_envs,
+            greedy=args.greedy,
+            env_overrides=env_overrides(extra),
+            progress=progress,
+        )
+    if args.out:
+        with atomic_file(args.out) as fh:
+            json.dump(report, fh, indent=1)
+    print(json.dumps(report, indent=1) if args.json else format_judge(report))
+    if args.out and not args.json:
+        print(f"report: {args.out}")
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Register ``judge``."""
+    p = sub.add_parser(
+        "judge",
+        help="brains against brains they did not train with: cross-play and ratings (--env.KEY VALUE overrides)",
+    )
+    p.add_argument("env")
+    p.add_argument(
+        "--brain",
+        action="append",
+        metavar="SPEC",
+        help="a brain to judge (repeat): random, scripted:NAME, scripted:NAME:NOISE (a random legal action with "
+        "probability NOISE), checkpoint:RUN; `sparring list` names the env's scripted players",
+    )
+    p.add_argument(
+        "--background",
+        action="append",
+        metavar="SPEC",
+        help="town: a background brain (repeat) the --brain play among; default: the --brain themselves",
+    )
+    p.add_argument("--episodes", type=count(1), default=200, help="games per pair of brains (town: towns per pairing)")
+    p.add_argument("--focal", type=count(1), help="town: characters the focal brain plays (default: half)")
+    p.add_argument("--seed", type=int, default=12345)
+    p.add_argument("--num-envs", type=count(1), default=256, help="envs played at once")
+    p.add_argument("--greedy", action="store_true", help="checkpoints take their most likely actions")
+    p.add_argument("--out", metavar="FILE", help="also write the report as JSON to FILE")
+    p.add_argument("--json", action="store_true", help="print the report as JSON instead of tables")
+    p.set_defaults(fn=cmd_judge)

@@ -1,0 +1,105 @@
+"""``sparring judge``: brains judged against brains they did not train with, with ratings of every brain.
+
+A brain is a player spec (``random``, ``scripted:NAME``, ``scripted:NAME:NOISE``,
+``checkpoint:PATH``). A two-seat env (duel) plays a round robin between the brains
+(:mod:`sparring.evaluate.round_robin`); town plays every focal brain among every background
+brain (:mod:`sparring.evaluate.town_judge`). Both rate every brain with openskill
+(:mod:`sparring.evaluate.ratings`). The judge plays every seat itself, so the env's own
+players are switched off (duel's ``opponent`` is ``learner``, town's ``background`` 0).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from sparring.envs.town.env import Town
+from sparring.evaluate.round_robin import round_robin
+from sparring.evaluate.town_judge import judge_town
+from sparring.kit import registry
+from sparring.kit.config import make_config
+from sparring.players.make import check_player
+from sparring.players.opponents import opponent_choices
+
+
+def judge(
+    env_name: str,
+    brains: list[str],
+    backgrounds: list[str] | None = None,
+    episodes: int = 200,
+    focal: int | None = None,
+    seed: int = 12345,
+    num_envs: int = 256,
+    greedy: bool = False,
+    env_overrides: dict | None = None,
+    progress=None,
+) -> dict:
+    """The judge's report for ``env_name``: ``episodes`` games per pair of ``brains`` (two-seat envs), or towns
+    per (focal brain, background brain) pairing, ``backgrounds`` defaulting to ``brains`` and the focal brain
+    playing ``focal`` characters (default half). ``greedy`` makes checkpoints take their most likely actions."""
+    env_cls = registry.get(env_name)
+    for flag, specs in (("--brain", brains), ("--background", backgrounds or [])):
+        for spec in specs:
+            try:
+                check_player(spec, env_cls)
+            except ValueError as exc:
+                raise ValueError(f"{flag} {spec!r}: {exc}") from None
+            if spec.startswith("checkpoint:"):
+                _check_checkpoint(flag, spec, env_cls)
+        twice = sorted({s for s in specs if specs.count(s) > 1})
+        if twice:
+            raise ValueError(f"{flag} {twice[0]!r} is given twice; give each brain once")
+    if not brains:
+        raise ValueError("give the brains to judge with --brain SPEC (repeated)")
+    config = _every_seat_outside(env_cls, dict(env_overrides or {}))
+    shared = dict(seed=seed, num_envs=num_envs, greedy=greedy, progress=progress)
+    if issubclass(env_cls, Town):
+        return judge_town(env_cls, config, brains, backgrounds or brains, episodes, focal, **shared)
+    if env_cls.num_agents == 2:
+        if backgrounds or focal is not None:
+            raise ValueError(
+                f"{env_name!r} has two seats: the judge plays a round robin between the --brain given "
+                "(--background and --focal are for town's characters)"
+            )
+        return round_robin(env_cls, config, brains, episodes, **shared)
+    raise ValueError(
+        f"the judge plays two-seat envs (a round robin) and town (focal and background characters); "
+        f"{env_name!r} has {env_cls.num_agents} seat(s)"
+    )
+
+
+def _check_checkpoint(flag: str, spec: str, env_cls) -> None:
+    """A checkpoint brain's folder read before anything plays: it exists and was trained on this env."""
+    from sparring.players.load import read_meta  # torch loads only for a checkpoint
+
+    try:
+        trained = read_meta(spec.partition(":")[2])["env"]
+    except ValueError as exc:
+        raise ValueError(f"{flag} {spec!r}: {exc}") from None
+    if trained != env_cls.name:
+        raise ValueError(f"{flag} {spec!r} was trained on env {trained!r}, not {env_cls.name!r}")
+
+
+def _every_seat_outside(env_cls, config: dict) -> dict:
+    """``config`` with the env's own players switched off (its opponent knob at ``learner``, its background
+    count at 0); a user's override that keeps them on is an error naming it."""
+    knobs = {f.name for f in dataclasses.fields(env_cls.Config)}
+    switched = {}
+    if "learner" in opponent_choices(env_cls):
+        switched["opponent"] = "learner"
+    if "background" in knobs:
+        switched["background"] = 0
+    for key, value in switched.items():
+        given = config.get(key)
+        if given is not None and str(given) != str(value):
+            raise ValueError(
+                f"--env.{key} {given!r}: the judge seats every brain itself, so it plays with {key}={value!r}; "
+                "put the env's own players in as brains instead (--brain scripted:NAME)"
+            )
+        config[key] = value
+    seats = env_cls.learner_seats(make_config(env_cls, config))
+    if len(seats) != env_cls.num_agents:
+        raise ValueError(
+            f"env {env_cls.name!r} plays some seats itself with this config; the judge needs every seat "
+            f"played from outside (it takes {[env_cls.seats[k] for k in seats]})"
+        )
+    return config

@@ -1,0 +1,62 @@
+"""One matchup of the judge: two brains seated per env in one batch, played with
+:func:`~sparring.evaluate.episodes.play_episodes`, each finished episode traced back to its env (and so to who
+sat where)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sparring.evaluate.episodes import play_episodes
+from sparring.kit.progress import silent
+from sparring.players import make_player
+
+
+def batch_size(num_envs: int, episodes: int, arrangements: int) -> int:
+    """Envs for ``episodes`` episodes, at most ``num_envs``, a multiple of ``arrangements`` when there are enough:
+    env ``e`` seats the brains by arrangement ``e % arrangements``, so every arrangement gets the same number of
+    episodes (one more for some when ``episodes`` is not a multiple of the envs)."""
+    n = min(num_envs, episodes)
+    return n - n % arrangements if n >= arrangements else n
+
+
+class Finished:
+    """A tracker for :func:`play_episodes`: the env of every finished episode, in the order the episodes are
+    returned; each finish also moves ``progress`` (a :class:`~sparring.kit.progress.Progress` over the whole
+    judge) to ``done_before`` plus the episodes finished here, with ``label`` naming the matchup."""
+
+    def __init__(self, env, progress=None, done_before: int = 0, label: str = ""):
+        self.env, self.progress, self.done_before, self.label = env, progress or silent(), done_before, label
+        self._envs: list[np.ndarray] = []
+        self.count = 0
+
+    def start(self, idx) -> None:
+        """Envs ``idx`` begin an episode (nothing to note here; subclasses tally)."""
+
+    def observe(self) -> None:
+        """After each step (nothing to note here; subclasses tally)."""
+
+    def finish(self, idx) -> None:
+        """Envs ``idx`` ended an episode, before their reset."""
+        self._envs.append(np.asarray(idx, np.int64).copy())
+        self.count += len(idx)
+        self.progress.update(self.done_before + self.count, {"matchup": self.label})
+
+    def envs(self) -> np.ndarray:
+        """The env of each finished episode, in order."""
+        return np.concatenate(self._envs) if self._envs else np.zeros(0, np.int64)
+
+
+def play_pair(env, specs: tuple[str, str], first: np.ndarray, episodes: int, tracker, seed: int, greedy: bool):
+    """Play ``episodes`` episodes of brain ``specs[0]`` in the seats where ``first`` ([num_envs, num_agents]
+    bool) is True and ``specs[1]`` in the others; returns (play_episodes rows, env of each row).
+
+    Each brain is a player made from its spec (``seed`` and ``seed + 1`` seed their dice); ``env`` must be
+    built with ``autoreset=False`` and with every seat played from outside.
+    """
+    rows = np.arange(env.rows).reshape(env.num_envs, env.num_agents)
+    seated = [
+        (make_player(specs[0], env, seed, greedy), rows[first]),
+        (make_player(specs[1], env, seed + 1, greedy), rows[~first]),
+    ]
+    data = play_episodes(env, [(p, r) for p, r in seated if len(r)], episodes, tracker=tracker)
+    return data, tracker.envs()

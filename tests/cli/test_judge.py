@@ -1,0 +1,43 @@
+"""``sparring judge``: tables on stdout, the same report as JSON in --out, bad brains as one line."""
+
+import json
+
+import pytest
+
+from sparring.cli import main
+
+
+def test_judge_prints_the_tables_and_writes_the_report(tmp_path, capsys):
+    out = tmp_path / "results" / "duel.json"
+    argv = ["judge", "duel", "--brain", "scripted:robot", "--brain", "random", "--episodes", "8", "--out", str(out)]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "cross-play: win rate of the row brain" in text and "mu-3sigma" in text and f"report: {out}" in text
+    report = json.loads(out.read_text())
+    assert report["kind"] == "round_robin" and report["pairs"][0]["games"] == 8
+    assert [row["brain"] for row in report["ratings"]] == ["scripted:robot", "random"]
+    assert [p.name for p in out.parent.iterdir()] == ["duel.json"]  # no temporary file left beside it
+
+
+def test_json_prints_the_report_instead(capsys):
+    argv = ["judge", "town", "--brain", "random", "--background", "scripted:planner", "--episodes", "8"]
+    assert main([*argv, "--num-envs", "8", "--focal", "2", "--json", "--env.days", "1"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["focal_characters"] == 2 and report["pairings"][0]["focal"]["goal_rate"]["trials"] == 16
+
+
+@pytest.mark.parametrize(
+    "argv, names",
+    [
+        (["duel", "--brain", "robot", "--brain", "random"], "valid: random, checkpoint:PATH, scripted:random"),
+        (["duel", "--brain", "scripted:robot:2", "--brain", "random"], "must be a probability in [0, 1]"),
+        (["town", "--brain", "random", "--focal", "9"], "--focal must be in [1, 7]"),
+        (["town", "--brain", "random", "--episodes", "0"], "--episodes"),
+        (["nowhere", "--brain", "random"], "unknown env 'nowhere'"),
+    ],
+)
+def test_a_bad_brain_is_one_line_naming_what_is_valid(tmp_path, capsys, argv, names):
+    out = tmp_path / "r.json"
+    assert main(["judge", *argv, "--out", str(out)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and names in lines[0] and not out.exists(), lines
