@@ -39,11 +39,14 @@ PAGE_FILES = sorted(PAGES.rglob("*.md"))
 
 @pytest.mark.parametrize("page", PAGE_FILES, ids=[str(p.relative_to(ROOT)) for p in PAGE_FILES])
 def test_every_output_block_is_marked_with_what_writes_it(page):
-    """A ```text block (the docs' output blocks) carries an output marker; a page with one has a producer."""
+    """A ```text block or one without a language (the docs' output blocks) carries an output marker; a page with
+    one has a producer."""
     text = page.read_text()
     marked = {b.span[0] for b in marked_blocks(text) if b.kind == "output"}
-    for m in re.finditer(r"^( *)```text\n", text, re.M):
-        assert m.end() in marked, f"{page.relative_to(ROOT)}: the output block at offset {m.start()} has no marker"
+    for m in re.finditer(r"^( *)```(\w*)\n(.*?)^\1```", text, re.M | re.S):
+        if m[2] in ("", "text"):
+            where = f"{page.relative_to(ROOT)} line {text.count(chr(10), 0, m.start()) + 1}"
+            assert m.start(3) in marked, f"{where}: an output block without an output marker"
     if marked:
         assert page.name in PRODUCERS, f"{page.relative_to(ROOT)} has output blocks but no producer in outputs.py"
 
