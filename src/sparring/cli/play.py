@@ -139,7 +139,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     _add_eval(sub.add_parser("eval", help="win/loss/draw of a checkpoint with 95%% Wilson intervals"))
     _add_watch(sub.add_parser("watch", help="play a checkpoint live in the terminal"))
     _add_play(
-        sub.add_parser("play", help="play seat 0 from the terminal, one tick per line (--env.KEY VALUE overrides)")
+        sub.add_parser(
+            "play",
+            help="play seat 0 from the terminal, a key at a time (a line per tick from a pipe; --env.KEY VALUE)",
+        )
     )
 
 
