@@ -23,7 +23,7 @@ from pathlib import Path
 from tests.docs.blocks import PAGES as DOCS
 from tests.docs.blocks import file_text, marked_blocks, with_bodies
 from tests.docs.commands import ROOT, seats_page_run
-from tests.docs.outputs import PAGES, seats, seats_table
+from tests.docs.outputs import PAGES, SHOWN_FOLDER, seats, seats_table
 
 
 def write_code_blocks() -> list[str]:
@@ -56,7 +56,10 @@ def write_outputs(name: str) -> None:
             raise SystemExit(f"docs/{name}: the page's output blocks {sorted(wanted)} are not {sorted(outputs.blocks)}")
         page.write_text(with_bodies(text, {("output", k): v.body for k, v in outputs.blocks.items()}))
         for dest, source in outputs.files.items():
-            shutil.copyfile(source, ROOT / dest)
+            if source.suffix == ".html":  # the page names the checkpoint it played: under SHOWN_FOLDER, as the blocks
+                (ROOT / dest).write_text(source.read_text().replace(str(work), SHOWN_FOLDER))
+            else:
+                shutil.copyfile(source, ROOT / dest)
     print(f"docs/{name}: {len(outputs.blocks)} output blocks{''.join(f', {d}' for d in outputs.files)}")
 
 
