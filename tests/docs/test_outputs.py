@@ -1,7 +1,7 @@
 """The docs' output blocks are what their commands print now (tests/docs/outputs.py runs the commands).
 
 Exact where another run prints the same; by shape (headers, column names, labels, order) where training
-makes other figures. The tutorial's 3-minute training is replaced by a three-iteration one, which prints the
+makes other figures. The tutorial's 2 M-step training is replaced by a three-iteration one, which prints the
 same shape; ``python -m tests.docs.regen`` reruns everything at the pages' own settings and rewrites them.
 The seats page's blocks are checked in test_seats_page.py, from the run of its commands there.
 """
