@@ -23,6 +23,7 @@ def test_honest_toy_passes_every_check():
         "mask honesty",
         "gymnasium adapter",
         "pettingzoo adapter",
+        "pettingzoo AEC adapter",
         "reward audit",
     } <= checks
 
