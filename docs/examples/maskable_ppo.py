@@ -1,6 +1,7 @@
 """sb3-contrib's MaskablePPO on sparring's squared through Gymnasium: train, then count the greedy policy's wins.
 
-Run it as ``python docs/examples/maskable_ppo.py`` (needs ``pip install sb3-contrib``): about two minutes on two CPU cores.
+Run it as ``python docs/examples/maskable_ppo.py`` (needs ``pip install sb3-contrib``): about two minutes on
+two CPU cores.
 """
 
 import gymnasium
