@@ -19,8 +19,8 @@ demo: setup
 	$(VENV)/bin/sparring train squared --minutes 2
 
 test: setup
-	$(VENV)/bin/ruff check src tests benchmarks
-	$(VENV)/bin/ruff format --check src tests benchmarks
+	$(VENV)/bin/ruff check src tests benchmarks docs/examples
+	$(VENV)/bin/ruff format --check src tests benchmarks docs/examples
 	$(PY) -m pytest -q
 
 bench-c: setup
