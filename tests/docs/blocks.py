@@ -25,7 +25,7 @@ MARKED = re.compile(
     re.M | re.S,
 )
 NUMBER = re.compile(r" *[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e[-+]?\d+)?")  # 1,441,792 is one number
-PROGRESS = re.compile(r"(train|eval|record|explore|distill|grpo|sweep|ablate|bench) \S+: ")  # the display's lines
+PROGRESS = re.compile(r"(train|eval|record|explore|distill|grpo|sweep|ablate|bench|judge) \S+: ")  # the display's lines
 ROW = re.compile(r" +[^\d\s][^\d]*?(?: +[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?)+ *")  # an indented label, then numbers
 
 

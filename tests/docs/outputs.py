@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tests.docs.blocks import fold_repeats, marked_blocks, shape
+from tests.docs.blocks import PROGRESS, fold_repeats, marked_blocks, shape
 from tests.docs.commands import (
     ROOT,
     TUTORIAL,
@@ -38,6 +38,14 @@ CATCH_EVAL = "sparring eval catch --checkpoint RUN --episodes 1000 --greedy"
 CATCH_RECORD = "sparring record catch --checkpoint RUN --greedy --episodes 5 --out catch.parquet"
 CATCH_REPLAY = "sparring replay catch.parquet --episode 0 --html catch.html"
 MISTAKE = ("rand_int(s, cfg.width)", "np.random.randint(cfg.width)")  # the tutorial's one-line slip
+JUDGE_DUEL = (
+    "sparring judge duel --brain scripted:robot --brain scripted:tribrid --brain scripted:reactive "
+    "--brain scripted:random --brain random --episodes 400 --out duel.json"
+)
+JUDGE_TOWN = (
+    "sparring judge town --brain scripted:planner --brain scripted:planner:0.1 --brain scripted:planner:0.3 "
+    "--brain random --background scripted:planner --episodes 100"
+)
 # the seats page's table: (runner, chaser) as the page writes them, and the command that measured the row
 SEATS_TABLE = {
     ("`random`", "`env:bfs`"): "sparring eval tag --policy random",
@@ -208,7 +216,23 @@ def checker(work: Path) -> Outputs:
     return Outputs({"stall-warning": Shown(lines_from(out, "WARN stall audit").splitlines()[0].strip(), exact=True)})
 
 
-PAGES = {"tutorial.md": tutorial, "seats.md": seats, "kit.md": kit, "checker.md": checker}
+def judge(work: Path) -> Outputs:
+    """docs/judge.md: a round robin of duel's scripted ladder, and the planner with noise among planners in town."""
+    with in_folder(work):
+        blocks = {name: Shown(done_line_only(run(line, work)), exact=False) for name, line in JUDGE_COMMANDS.items()}
+    return Outputs(blocks)
+
+
+def done_line_only(text: str) -> str:
+    """``text`` with the progress display's lines cut to its last (``... done, ...``), first, as the display
+    writes it before the report; the report's own rows stay, whatever their shape."""
+    lines = text.splitlines()
+    progress = [line for line in lines if PROGRESS.match(line)]
+    return "\n".join(progress[-1:] + [line for line in lines if not PROGRESS.match(line)])
+
+
+JUDGE_COMMANDS = {"judge-duel": JUDGE_DUEL, "judge-town": JUDGE_TOWN}
+PAGES = {"tutorial.md": tutorial, "seats.md": seats, "kit.md": kit, "checker.md": checker, "judge.md": judge}
 """The pages with output blocks; each function takes the work folder (seats.md also the commands' results)."""
 
 

@@ -27,9 +27,11 @@ from tests.docs.outputs import (
     CATCH_RECORD,
     CATCH_REPLAY,
     CATCH_TRAIN,
+    JUDGE_COMMANDS,
     PAGES as PRODUCERS,
     checker,
     differences,
+    judge,
     kit,
     tutorial,
 )
@@ -83,6 +85,71 @@ def test_the_kit_page_blocks(tmp_path):
 
 def test_the_checker_page_blocks(tmp_path):
     assert differences("checker.md", checker(tmp_path)) == []
+
+
+def test_the_judge_page_blocks(tmp_path):
+    assert differences("judge.md", judge(tmp_path)) == []
+
+
+def test_the_judge_page_shows_the_commands_it_runs():
+    shown = {line for line, _ in page_commands((PAGES / "judge.md").read_text())}
+    assert set(JUDGE_COMMANDS.values()) <= shown
+
+
+def _ratings(block: str) -> list[tuple[str, str, str, int]]:
+    """(brain, mu, sigma, games) of a judge block's ratings table, best first, figures as printed."""
+    rows = re.findall(r"^ +\d+  (\S+) +(-?\d+\.\d\d) +(\d+\.\d\d) +-?\d+\.\d\d +(\d+)$", block, re.M)
+    return [(brain, mu, sigma, int(games)) for brain, mu, sigma, games in rows]
+
+
+def _matrix(block: str) -> list[list[str]]:
+    """The cells of a judge block's cross-play matrix as printed (``-`` on a round robin's diagonal)."""
+    rows = re.findall(r"^  \[\d+\] +((?:(?:-|\d\.\d{3} \[\d\.\d\d,\d\.\d\d\]) *)+)$", block, re.M)
+    return [re.findall(r"-|\d\.\d{3} \[\d\.\d\d,\d\.\d\d\]", row) for row in rows]
+
+
+def _interval(cell: str) -> tuple[float, float]:
+    low, high = re.search(r"\[([\d.]+),([\d.]+)\]", cell).groups()
+    return float(low), float(high)
+
+
+def test_the_judge_prose_cites_its_blocks():
+    """The duel paragraph's figures are the block's; the town paragraph's claims hold in its block."""
+    text = (PAGES / "judge.md").read_text()
+    words = " ".join(text.split())
+    blocks = {b.name: b.body for b in marked_blocks(text)}
+    duel = blocks["judge-duel"]
+    ratings = _ratings(duel)
+    ladder = ["scripted:robot", "scripted:tribrid", "scripted:reactive", "scripted:random", "random"]
+    assert [brain for brain, *_ in ratings] == ladder, duel
+    (best, mu, sigma, _), *rest = ratings
+    assert f"`{best}` at mu {mu} (sigma {sigma})" in words
+    assert all(f"`{brain}` at mu {mu}" in words for brain, mu, _, _ in rest)
+    matrix = _matrix(duel)
+    assert f"The robot beats the tribrid {matrix[0][1]} of the time" in words
+    assert f"the tribrid beats the reactive fighter {matrix[1][2]}" in words
+    a, b = re.search(r"^  \[4\] vs \[5\]: +(\d+) - (\d+) ", duel, re.M).groups()
+    assert f"split their games, {a} to {b}" in words
+    assert all(_interval(cell)[0] <= 0.5 <= _interval(cell)[1] for cell in (matrix[3][4], matrix[4][3]))
+
+    town = blocks["judge-town"]
+    goal = [float(cell.split()[0]) for (cell,) in _matrix(town)]
+    assert goal == sorted(goal, reverse=True) and len(set(goal)) == len(goal), town  # falls as the noise grows
+    background = [float(x) for x in re.findall(r"^ +background +(\d\.\d{3}) ", town, re.M)]
+    assert background[0] > max(background[1:]), town
+    trades = [float(x) for x in re.findall(r"trades per town (\d+\.\d) ", town)]
+    assert trades[0] < min(trades[1:3]), town  # planner:0.1 and planner:0.3 trade more than planners alone
+    ratings = _ratings(town)
+    assert [brain for brain, *_ in ratings] == [
+        "scripted:planner",
+        "scripted:planner:0.1",
+        "scripted:planner:0.3",
+        "random",
+    ]
+    assert (
+        f"rated from {ratings[0][3]:,} paired games" in words and f"each of the others from {ratings[1][3]:,}," in words
+    )
+    assert {games for *_, games in ratings[1:]} == {ratings[1][3]}
 
 
 def test_the_tutorial_says_what_sparring_list_prints_for_the_template(tmp_path):
