@@ -2,13 +2,15 @@
 
 Usage:
   .venv/bin/python benchmarks/gauntlet_recipe.py [--env gauntlet] [--seeds 5] [--first-seed 100]
-      [--steps 8400000] [--episodes 300] [--recipe KEY=VALUE ...] [--set KEY=VALUE ...]
+      [--steps 8400000 | --minutes M] [--episodes 300] [--recipe KEY=VALUE ...] [--set KEY=VALUE ...]
       [--env-set KEY=VALUE ...] [--shaping KEY=VALUE ...] [--greedy] [--jobs J] [--json OUT]
 
 For each seed, two runs of ``sparring.train.Trainer`` with the env's [train] defaults plus ``--set``, trained
-for ``--steps`` agent-steps each: ``baseline`` (plain PPO) and ``recipe`` (plus the ``--recipe`` settings; the
-default is the DAgger warm start of the scripted ``expert``, ``imitate=expert imitate_mix=0.5
-imitate_steps=<all of --steps> imitate_lr=1e-3``, which clones as ``sparring train`` does). Each trained policy
+for ``--steps`` agent-steps each (or ``--minutes`` of training each, equal wall time): ``baseline`` (plain PPO,
+or whatever ``--set`` makes it) and ``recipe`` (plus the ``--recipe`` settings; the default is the DAgger warm
+start of the scripted ``expert`` for the whole budget, ``imitate=expert imitate_mix=0.5 imitate_lr=1e-3`` and
+``imitate_steps``/``imitate_minutes`` equal to the budget, which clones as ``sparring train`` does). With the
+warm start in ``--set`` and e.g. ``--recipe recurrence=lstm``, it compares two cores of one recipe. Each trained policy
 then plays ``--episodes`` fresh runs from the start of the encounter (no auto-reset, no ``--shaping``), and we
 record the wave reached and whether it cleared. The budget is steps, so a busy machine does not shrink it; on a
 quiet core of the 2-core reference machine 8.4 M agent-steps are about 5 minutes of training with one thread
@@ -42,6 +44,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--seeds", type=int, default=5, help="seeds per arm (the test's sample size)")
     p.add_argument("--first-seed", type=int, default=100, help="seeds are first-seed .. first-seed + seeds - 1")
     p.add_argument("--steps", type=int, default=8_400_000, help="agent-steps per run (train.steps)")
+    p.add_argument("--minutes", type=float, default=0.0, help="minutes of training per run instead of --steps")
     p.add_argument("--episodes", type=int, default=300, help="evaluation runs per trained policy, from the start")
     p.add_argument(
         "--recipe",
@@ -58,12 +61,14 @@ def recipe_settings(args) -> dict:
     """The recipe arm's train settings: ``--recipe``, or the DAgger clone of ``expert`` for the whole budget."""
     if args.recipe is not None:
         return pairs(args.recipe, "--recipe")
-    return {"imitate": "expert", "imitate_mix": 0.5, "imitate_steps": args.steps, "imitate_lr": 1e-3}
+    limit = {"imitate_minutes": args.minutes} if args.minutes > 0 else {"imitate_steps": args.steps}
+    return {"imitate": "expert", "imitate_mix": 0.5, "imitate_lr": 1e-3, **limit}
 
 
 def run_arm(args, seed: int, arm: str) -> dict:
-    """Train one run for ``--steps`` and measure how far it gets from fresh starts."""
-    overrides = {"seed": seed, "steps": args.steps, "minutes": 0, "eval_episodes": 0, "tensorboard": False}
+    """Train one run for ``--steps`` (or ``--minutes``) and measure how far it gets from fresh starts."""
+    budget = {"steps": 0, "minutes": args.minutes} if args.minutes > 0 else {"steps": args.steps, "minutes": 0}
+    overrides = {"seed": seed, **budget, "eval_episodes": 0, "tensorboard": False}
     if arm == "recipe":
         overrides.update(recipe_settings(args))
     trainer, result, seconds = train_and_reach(args, overrides)
@@ -75,10 +80,11 @@ def main(argv=None) -> None:
     for items, what in ((args.set, "--set"), (args.env_set, "--env-set"), (args.shaping, "--shaping")):
         pairs(items, what)  # a malformed pair fails here, before any training
     recipe = recipe_settings(args)
-    if args.jobs < 1 or args.seeds < 1 or args.steps < 1 or args.episodes < 1:
-        raise SystemExit("--jobs, --seeds, --steps and --episodes must be at least 1")
+    if args.jobs < 1 or args.seeds < 1 or args.steps < 1 or args.episodes < 1 or args.minutes < 0:
+        raise SystemExit("--jobs, --seeds, --steps and --episodes must be at least 1, --minutes at least 0")
+    budget = f"{args.minutes:g} minutes" if args.minutes > 0 else f"{args.steps:.3g} agent-steps"
     print(
-        f"{args.env}: {args.seeds} seeds x (baseline, recipe {recipe}), {args.steps:.3g} agent-steps each, "
+        f"{args.env}: {args.seeds} seeds x (baseline, recipe {recipe}), {budget} each, "
         f"{args.episodes} evaluation runs per policy, {args.jobs} at once",
         flush=True,
     )
