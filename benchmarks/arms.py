@@ -78,6 +78,27 @@ def histogram(values: list[int]) -> str:
     return " ".join(f"{v}:{c}" for v, c in enumerate(counts) if c)
 
 
+def report(runs: dict, treated: str) -> dict:
+    """Print each arm's waves (or the env's progress field) reached, per-seed means and clear rates, then
+    :func:`compare` ``treated`` with ``baseline``; ``runs`` maps arm to its per-seed results (``reach``,
+    ``clear``, ``steps``, ``field``). Returns the per-seed figures and the test."""
+    field = runs["baseline"][0]["field"]
+    means = {arm: [float(np.mean(r["reach"])) for r in rs] for arm, rs in runs.items()}
+    clears = {arm: [float(np.mean(r["clear"])) for r in rs] for arm, rs in runs.items()}
+    for arm, rs in runs.items():
+        episodes = [v for r in rs for v in r["reach"]]
+        print(f"{arm:>10}: {field} reached per run (value:count) {histogram(episodes)}")
+        print(
+            f"{'':>10}  per-seed mean {field}: {', '.join(f'{m:.2f}' for m in means[arm])}  "
+            f"(median {np.median(means[arm]):.2f})"
+        )
+        print(
+            f"{'':>10}  per-seed clear rate: {', '.join(f'{c:.1%}' for c in clears[arm])}  "
+            f"(pooled {np.mean(clears[arm]):.1%}); {np.mean([r['steps'] for r in rs]):.3g} steps per run"
+        )
+    return {"per_seed_mean": means, "per_seed_clear": clears, **compare(means, treated, field)}
+
+
 def compare(means: dict, treated: str, field: str) -> dict:
     """One-sided Mann-Whitney of the per-seed means, ``treated`` > baseline: printed, and returned as numbers."""
     test = mannwhitneyu(means[treated], means["baseline"], alternative="greater")

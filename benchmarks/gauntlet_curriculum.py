@@ -43,7 +43,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import numpy as np
-from arms import add_setting_args, compare, histogram, pairs, train_and_reach
+from arms import add_setting_args, pairs, report, train_and_reach
 
 from sparring.kit import registry
 from sparring.kit.atomic import atomic_file
@@ -123,23 +123,6 @@ def run_arm(args, seed: int, arm: str, states: str) -> dict:
     }
 
 
-def report(runs: dict, field: str) -> dict:
-    means = {arm: [float(np.mean(r["reach"])) for r in rs] for arm, rs in runs.items()}
-    clears = {arm: [float(np.mean(r["clear"])) for r in rs] for arm, rs in runs.items()}
-    for arm, rs in runs.items():
-        episodes = [v for r in rs for v in r["reach"]]
-        print(f"{arm:>10}: {field} reached per run (value:count) {histogram(episodes)}")
-        print(
-            f"{'':>10}  per-seed mean {field}: {', '.join(f'{m:.2f}' for m in means[arm])}  "
-            f"(median {np.median(means[arm]):.2f})"
-        )
-        print(
-            f"{'':>10}  per-seed clear rate: {', '.join(f'{c:.1%}' for c in clears[arm])}  "
-            f"(pooled {np.mean(clears[arm]):.1%}); {np.mean([r['steps'] for r in rs]):.3g} steps per run"
-        )
-    return {"per_seed_mean": means, "per_seed_clear": clears, **compare(means, "curriculum", field)}
-
-
 def main(argv=None) -> None:
     args = parse_args(argv)
     for items, what in (
@@ -187,7 +170,7 @@ def main(argv=None) -> None:
                 flush=True,
             )
     runs = {arm: [results[seed, arm] for seed in seeds] for arm in ARMS}
-    summary = report(runs, runs["baseline"][0]["field"])
+    summary = report(runs, "curriculum")
     print(f"({time.perf_counter() - start:.0f} s in all)")
     if args.json:
         with atomic_file(args.json) as fh:

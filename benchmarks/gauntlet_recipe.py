@@ -31,7 +31,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import numpy as np
-from arms import add_setting_args, compare, histogram, pairs, train_and_reach
+from arms import add_setting_args, pairs, report, train_and_reach
 
 from sparring.kit.atomic import atomic_file
 
@@ -101,18 +101,11 @@ def main(argv=None) -> None:
                 flush=True,
             )
     runs = {arm: [results[seed, arm] for seed in seeds] for arm in ARMS}
-    field = runs["baseline"][0]["field"]
-    means = {arm: [float(np.mean(r["reach"])) for r in rs] for arm, rs in runs.items()}
-    for arm, rs in runs.items():
-        clears = [float(np.mean(r["clear"])) for r in rs]
-        print(f"{arm:>8}: {field} reached per run (value:count) {histogram([v for r in rs for v in r['reach']])}")
-        print(f"{'':>8}  per-seed mean {field}: {', '.join(f'{m:.2f}' for m in means[arm])}")
-        print(f"{'':>8}  per-seed clear rate: {', '.join(f'{c:.1%}' for c in clears)} (pooled {np.mean(clears):.1%})")
-    summary = compare(means, "recipe", field)
+    summary = report(runs, "recipe")
     print(f"({time.perf_counter() - start:.0f} s in all)")
     if args.json:
         with atomic_file(args.json) as fh:
-            json.dump({"args": vars(args), "recipe": recipe, "runs": runs, "per_seed_mean": means, **summary}, fh)
+            json.dump({"args": vars(args), "recipe": recipe, "runs": runs, **summary}, fh)
 
 
 if __name__ == "__main__":

@@ -127,7 +127,8 @@ def imitate(trainer) -> Iterator[dict]:
     elapsed time, so the warm start counts toward the run's budget."""
     cfg = trainer.cfg
     check_imitation(cfg, trainer.env)
-    trainer.optimizer.set_lr(cfg.imitate_lr or cfg.lr)
+    lr = cfg.imitate_lr or cfg.lr
+    trainer.optimizer.set_lr(lr)
     rng = np.random.default_rng([cfg.seed, 0x1D])  # the DAgger mix's own stream
     steps, seconds = 0, 0.0
     while (
@@ -147,7 +148,7 @@ def imitate(trainer) -> Iterator[dict]:
         yield {
             "train/step": trainer.global_step,
             "train/elapsed_s": trainer.elapsed,
-            "train/lr": cfg.imitate_lr or cfg.lr,
+            "train/lr": lr,
             "train/sps": trainer.batch_size / (end - start),
             "perf/rollout_s": collected - start,
             "perf/update_s": end - collected,
