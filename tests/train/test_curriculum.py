@@ -15,6 +15,7 @@ from sparring.train.checkpoint import restore_trainer, save_checkpoint
 from sparring.train.config import make_train_config
 from sparring.train.curriculum import OTHER, TRUE, Curriculum, GroupSampler
 from sparring.train.curriculum_sources import load_start_states, parse_spec
+from sparring.train.imitate import imitate
 from sparring.train.rollout import Rollout
 from sparring.train.trainer import Trainer
 
@@ -47,6 +48,11 @@ def ladder_observe(s, cfg, obs, mask):
     obs[0, 0] = s.level
 
 
+@kernel
+def ladder_first_move(s, cfg, agent, out):
+    out[0] = 0
+
+
 class Ladder(Env):
     """One-tick episodes won with chance level / 4; true starts are at level 0; start groups are levels."""
 
@@ -56,6 +62,7 @@ class Ladder(Env):
     state = {"level": "i4"}
     metrics = ("win",)
     reset, step, observe = ladder_reset, ladder_step, ladder_observe
+    scripted = {"first": ladder_first_move}
     start_group_key = "level"
 
     @staticmethod
@@ -214,6 +221,21 @@ def test_training_with_a_curriculum_writes_its_metrics_and_plot(tmp_path, recurr
     assert (run / "plots" / "curriculum.png").stat().st_size > 1000
     text = (run / "metrics.jsonl").read_text()
     assert '"curriculum/share/level_2"' in text and '"curriculum/success/level_0"' in text
+
+
+def test_a_warm_start_plays_from_the_curriculums_states_too(tmp_path):
+    cfg = make_train_config(
+        None,
+        {**TINY, "steps": 10**6, "imitate": "first", "imitate_steps": 32 * 8 * 3, "imitate_mix": 0.5}
+        | {"curriculum": "states:" + ladder_set(tmp_path / "s.npz"), "curriculum_true": 0.0},
+    )
+    trainer = Trainer("toy_ladder", cfg)
+    for _ in imitate(trainer):
+        pass
+    metrics = trainer.curriculum.metrics()
+    # one-tick episodes: every env ends every step, each later episode starts from a drawn level
+    assert metrics["curriculum/starts"] == 32 and metrics["curriculum/episodes"] > 32
+    assert metrics["curriculum/success/level_0"] == 0.0 and metrics["curriculum/success/level_4"] == 1.0
 
 
 def test_bad_sources_fail_with_one_line_before_training(tmp_path, capsys):

@@ -83,6 +83,7 @@ def teacher_rollout(
             _, rew, term, trunc, _, info = env.step(played)
             if info:
                 rollout.stats.add(info)
+            rollout.note_ends()  # a start-state curriculum or the archive sees the clone's episodes too
             if opponent is not None:
                 opponent.after_step(rew, env.done)
             rollout.store_step(t, rew, term, trunc)  # rewards, episode ends, truncations' bootstrap values
@@ -90,6 +91,7 @@ def teacher_rollout(
             rollout.state = tuple(s * (~rollout.just_done).unsqueeze(-1) for s in rollout.state)
         obs = _take(env.obs, rollout)
         rollout.last_value = policy.value(obs, rollout.state) if policy.recurrent else policy.value(obs)
+        rollout.restart_ended()
 
 
 def clone_update(policy: nn.Module, optimizer, rollout, cfg) -> dict:

@@ -214,9 +214,7 @@ class Rollout:
                 _, rew, term, trunc, _, info = env.step(self.env_actions)
                 if info:
                     self.stats.add(info)
-                if self.episode_end is not None:
-                    self.ended |= env.done
-                    self.episode_end.after_step(np.asarray(env.done), self.state)
+                self.note_ends()
                 if self.opponent is not None:
                     self.opponent.after_step(rew, env.done)
                 self.store_step(t, rew, term, trunc)
@@ -228,13 +226,21 @@ class Rollout:
                 self.state = tuple(s * (~self.just_done).unsqueeze(-1) for s in self.state)
             obs = self._take(self._obs_np)
             self.last_value = policy.value(obs, self.state) if recurrent else policy.value(obs)
-            if self.episode_end is not None:
-                self._restart_ended()
+            self.restart_ended()
         self.steps += self.horizon * len(self.rows_np)
         return {"perf/env_s": env_s, "perf/infer_s": infer_s}
 
-    def _restart_ended(self) -> None:
-        """Let the hook restart envs that ended in this rollout; their rows carry on from the memory it returns."""
+    def note_ends(self) -> None:
+        """After an env step (and before ``store_step``): tell the episode-end hook, if any, which envs ended."""
+        if self.episode_end is not None:
+            self.ended |= self.env.done
+            self.episode_end.after_step(np.asarray(self.env.done), self.state)
+
+    def restart_ended(self) -> None:
+        """At a rollout's end: let the hook, if any, restart envs that ended in it; their rows carry on from the
+        memory it returns."""
+        if self.episode_end is None:
+            return
         envs, states = self.episode_end.restart(np.flatnonzero(self.ended))
         self.ended[:] = False
         if not len(envs):
