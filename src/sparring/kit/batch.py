@@ -52,6 +52,8 @@ class BatchedEnv:
         episode); when False they keep their final state until ``reset_envs``.
       keep_final: also write the final observation of finished envs to
         ``final_obs`` (for Gymnasium's same-step autoreset).
+      num_threads: threads that step slices of the batch (1: the calling thread
+        alone); results are the same bytes whatever the count.
       **config: env config overrides (see ``env_cls.Config``).
 
     Attributes: ``records`` (the whole state), the row buffers ``obs``, ``mask``,
@@ -67,10 +69,14 @@ class BatchedEnv:
         seed: int = 0,
         autoreset: bool = True,
         keep_final: bool = False,
+        num_threads: int = 1,
         **config,
     ):
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) or num_threads < 1:
+            raise ValueError(f"num_threads must be a positive int, got {num_threads!r}")
+        self.num_threads = int(num_threads)
         self.env_cls = env_cls
         self.config = make_config(env_cls, config)
         self.cfg = config_record(env_cls, self.config)

@@ -50,8 +50,9 @@ def get(name: str) -> type:
     return target
 
 
-def make(name: str, num_envs: int = 1, seed: int = 0, **config):
-    """A :class:`~sparring.kit.batch.BatchedEnv` of the env registered as ``name``."""
+def make(name: str, num_envs: int = 1, seed: int = 0, num_threads: int = 1, **config):
+    """A :class:`~sparring.kit.batch.BatchedEnv` of the env registered as ``name`` (``num_threads``: threads
+    stepping slices of the batch)."""
     from sparring.kit.batch import BatchedEnv  # Numba loads here, not for the registry's names
 
-    return BatchedEnv(get(name), num_envs=num_envs, seed=seed, **config)
+    return BatchedEnv(get(name), num_envs=num_envs, seed=seed, num_threads=num_threads, **config)
