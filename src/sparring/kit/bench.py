@@ -1,7 +1,8 @@
-"""``sparring bench ENV``: throughput, compile time, snapshot cost, step-path allocations."""
+"""``sparring bench ENV``: throughput, compile time, snapshot cost, allocations per env-step."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import statistics
@@ -13,6 +14,7 @@ import time
 import numpy as np
 
 from sparring.kit.batch import BatchedEnv
+from sparring.kit.check.allocations import REMEDY, count_allocations, kernel_path
 from sparring.kit.progress import silent
 from sparring.kit.registry import get
 
@@ -27,12 +29,7 @@ cls = get(sys.argv[1])
 env = sparring.kit.BatchedEnv(cls, num_envs=int(sys.argv[3]), **json.loads(sys.argv[2]))
 acts = np.zeros((env.rows, len(env.heads.sizes)), np.int32)
 env.step(acts)
-ready = time.perf_counter() - t0
-from numba.core.runtime import rtsys
-before = rtsys.get_allocation_stats().alloc
-for _ in range(1000):
-    env.step(acts)
-print(json.dumps({"seconds": ready, "allocs_per_1000_steps": rtsys.get_allocation_stats().alloc - before}))
+print(json.dumps({"seconds": time.perf_counter() - t0}))
 """
 
 
@@ -82,9 +79,9 @@ def snapshot_cost(cls, num_envs: int = 1024, repeats: int = 200, **config) -> di
 
 
 def startup(name: str, config: dict, num_envs: int = 64) -> dict:
-    """Cold (empty Numba cache) and warm start-to-first-step seconds, and Numba allocations in 1000 steps."""
+    """Cold (empty Numba cache) and warm start-to-first-step seconds."""
     with tempfile.TemporaryDirectory() as cache:
-        envvars = {**os.environ, "NUMBA_CACHE_DIR": cache, "NUMBA_NRT_STATS": "1"}
+        envvars = {**os.environ, "NUMBA_CACHE_DIR": cache}
         runs = []
         for _ in range(2):
             out = subprocess.run(
@@ -95,10 +92,17 @@ def startup(name: str, config: dict, num_envs: int = 64) -> dict:
                 check=True,
             )
             runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    return {"cold_s": runs[0]["seconds"], "warm_s": runs[1]["seconds"]}
+
+
+def allocations(cls, num_envs: int = 64, steps: int = 200, seed: int = 0, **config) -> dict:
+    """Numba allocations of the step, reset and observe paths, per env and per call (see
+    :mod:`sparring.kit.check.allocations`), and per env-step of stepping each kernel's share."""
+    found = count_allocations(cls, config, seed, num_envs, steps)
+    kernels = {"step": cls.step, "observe": cls.observe, "reset": cls.reset}
     return {
-        "cold_s": runs[0]["seconds"],
-        "warm_s": runs[1]["seconds"],
-        "allocs_per_1000_steps": runs[1]["allocs_per_1000_steps"],
+        **dataclasses.asdict(found),
+        "kernels": {kernel_path(kernels[name]): share for name, share in found.kernels().items()},
     }
 
 
@@ -115,7 +119,7 @@ def bench(
     :class:`~sparring.kit.progress.Progress`) counts the measurements and shows the throughput of each size measured."""
     progress = progress or silent()
     cls = get(name)
-    progress.start(len(sizes) + 1 + compile_times, unit="measurement")
+    progress.start(len(sizes) + 2 + compile_times, unit="measurement")
     result = {"env": name, "config": config, "throughput": []}
     for n in sizes:
         progress.status(f"throughput at num_envs={n} ({repeats} x {seconds:g} s)")
@@ -125,10 +129,13 @@ def bench(
     progress.status("snapshot and restore cost")
     result["snapshot"] = snapshot_cost(cls, **config)
     progress.update(len(sizes) + 1)
+    progress.status("Numba allocations of stepping, reset and observe")
+    result["allocations"] = allocations(cls, **config)
+    progress.update(len(sizes) + 2)
     if compile_times:
         progress.status("cold and warm start (two fresh processes, the first with an empty Numba cache)")
         result["startup"] = startup(name, config)
-        progress.update(len(sizes) + 2)
+        progress.update(len(sizes) + 3)
     return result
 
 
@@ -144,11 +151,24 @@ def format_bench(result: dict) -> str:
         )
     s = result["snapshot"]
     lines.append(f"snapshot {s['num_envs']} envs: {s['snapshot_us']:.1f} us, restore: {s['restore_us']:.1f} us")
+    lines += format_allocations(result["allocations"])
     if "startup" in result:
         st = result["startup"]
         lines.append(f"start to first step: cold {st['cold_s']:.2f} s (empty Numba cache), warm {st['warm_s']:.2f} s")
-        lines.append(
-            f"Numba allocations in 1000 steps of 64 envs: {st['allocs_per_1000_steps']} "
-            "(the per-call wrappers of array arguments; none per env)"
-        )
     return "\n".join(lines)
+
+
+def format_allocations(found: dict) -> list[str]:
+    """Lines for an :func:`allocations` result: arrays per env-step (and per call), and where they come from."""
+    lines = [
+        f"Numba allocations ({found['num_envs']} envs, {found['steps']} random steps): "
+        f"step {found['step_per_env']:.2f} per env-step (+{found['step_per_call']:.1f} per call), "
+        f"reset {found['reset_per_env']:.2f} per env (+{found['reset_per_call']:.0f} per call), "
+        f"observe {found['observe_per_env']:.2f} per env (+{found['observe_per_call']:.0f} per call); "
+        "per call: the wrappers of array arguments, the same for any num_envs"
+    ]
+    if found["step_per_env"] > 0:
+        shares = ", ".join(f"{path} {share:.2f}" for path, share in found["kernels"].items() if share >= 0.005)
+        lines.append(f"  arrays per env-step by kernel: {shares or 'not attributable'}")
+        lines.append(f"  remedy: {REMEDY}")
+    return lines

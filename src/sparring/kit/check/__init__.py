@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sparring.kit.check.adapters import check_adapters
+from sparring.kit.check.allocations import check_allocations
 from sparring.kit.check.audit import reward_audit
 from sparring.kit.check.bounds import check_state_bounds
 from sparring.kit.check.honesty import check_mask_honesty
@@ -17,7 +18,8 @@ def check(env, steps: int = 2000, seed: int = 0, audit_episodes: int = 200, **co
     """Check an env (a registered name or an Env class) and return the findings.
 
     ``steps`` random-policy steps drive the observation, mask, invariant and
-    determinism checks; the reward and stall audits play ``audit_episodes`` per policy.
+    determinism checks; the allocation check counts the arrays stepping allocates
+    (warns if any); the reward and stall audits play ``audit_episodes`` per policy.
     """
     cls = get(env) if isinstance(env, str) else env
     make_config(cls, config)  # bad keys fail here, before any check runs
@@ -28,6 +30,7 @@ def check(env, steps: int = 2000, seed: int = 0, audit_episodes: int = 200, **co
     check_snapshots(report, cls, config, seed)
     check_mask_honesty(report, cls, config, seed)
     check_adapters(report, cls, config)
+    check_allocations(report, cls, config, seed)
     reward_audit(report, cls, config, seed, episodes=audit_episodes)
     stall_audit(report, cls, config, seed, episodes=audit_episodes)
     return report
