@@ -40,3 +40,20 @@ def test_bench_json(capsys):
     )
     result = json.loads(capsys.readouterr().out)
     assert [r["num_envs"] for r in result["throughput"]] == [1, 8]
+    assert result["allocations"]["step_per_env"] == 0 and result["allocations"]["step_per_call"] > 0
+
+
+def test_bench_threads_steps_with_that_many_threads(capsys):
+    args = ["bench", "squared", "--sizes", "64", "--repeats", "1", "--seconds", "0.01", "--no-compile"]
+    assert main([*args, "--threads", "2", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["num_threads"] == 2 and [r["num_threads"] for r in result["throughput"]] == [2]
+    assert main([*args, "--threads", "2"]) == 0
+    assert "sparring bench squared (2 threads, random actions)" in capsys.readouterr().out
+
+
+def test_bench_threads_bad_input_is_a_clear_error(capsys):
+    assert main(["bench", "squared", "--threads", "0"]) == 2
+    assert "--threads: must be an integer >= 1, got '0'" in capsys.readouterr().err
+    assert main(["bench", "squared", "--threads", "2", "--compare", "num_envs=8", "num_envs=16"]) == 2
+    assert "--threads applies to the plain bench, not to --compare" in capsys.readouterr().err

@@ -44,8 +44,11 @@ def cmd_check(args, extra) -> int:
 
 
 def cmd_bench(args, extra) -> int:
-    """Measure an env's throughput, snapshot cost and compile times (or compare two setups with --compare)."""
+    """Measure an env's throughput (at --threads), snapshot cost, allocations and compile times (or compare two setups
+    with --compare)."""
     if args.compare:
+        if args.threads != 1:
+            raise ValueError("--threads applies to the plain bench, not to --compare (whose setups are KEY=VALUE,...)")
         if extra:
             raise ValueError(f"with --compare, put env keys inside the setups (e.g. size=15,num_envs=256), not {extra}")
         from sparring.kit.progress import Progress
@@ -74,6 +77,7 @@ def cmd_bench(args, extra) -> int:
             seconds=args.seconds,
             compile_times=not args.no_compile,
             progress=progress,
+            num_threads=args.threads,
             **env_overrides(extra),
         )
     print(json.dumps(result, indent=1) if args.json else format_bench(result))
@@ -89,17 +93,18 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "new", help="write a template env that passes `sparring check` and trains out of the box", arguments=_add_new
     )
     p.set_defaults(fn=cmd_new)
-    p = sub.add_parser("check", help="the env doctor: determinism, snapshots, masks, bounds, reward audit")
+    p = sub.add_parser("check", help="the env doctor: determinism, snapshots, masks, bounds, allocations, reward audit")
     p.add_argument("env")
     p.add_argument("--steps", type=count(1), default=2000, help="random-policy steps per check")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="findings as JSON")
     p.set_defaults(fn=cmd_check)
-    p = sub.add_parser("bench", help="agent-steps/s, snapshot cost, compile time")
+    p = sub.add_parser("bench", help="agent-steps/s, snapshot cost, allocations per env-step, compile time")
     p.add_argument("env")
     p.add_argument("--sizes", default="1,64,1024,4096", help="comma-separated num_envs values")
     p.add_argument("--repeats", type=count(1), default=5)
     p.add_argument("--seconds", type=number(0, above=True), default=0.3, help="seconds per repeat")
+    p.add_argument("--threads", type=count(1), default=1, help="threads that step the batch (BatchedEnv num_threads)")
     p.add_argument("--no-compile", action="store_true", help="skip the cold/warm start measurement")
     p.add_argument("--json", action="store_true")
     p.add_argument(

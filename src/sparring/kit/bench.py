@@ -41,9 +41,12 @@ def _random_actions(env: BatchedEnv, count: int, seed: int) -> list[np.ndarray]:
     ]
 
 
-def throughput(cls, num_envs: int, repeats: int = 5, seconds: float = 0.3, seed: int = 0, **config) -> dict:
-    """Agent-steps per second of ``step`` with random actions: median, min and max over repeats."""
-    env = BatchedEnv(cls, num_envs=num_envs, seed=seed, **config)
+def throughput(
+    cls, num_envs: int, repeats: int = 5, seconds: float = 0.3, seed: int = 0, num_threads: int = 1, **config
+) -> dict:
+    """Agent-steps per second of ``step`` with random actions, stepped by ``num_threads`` threads: median, min and
+    max over repeats."""
+    env = BatchedEnv(cls, num_envs=num_envs, seed=seed, num_threads=num_threads, **config)
     acts = _random_actions(env, 16, seed)
     env.step(acts[0])
     calls, t0 = 0, time.perf_counter()
@@ -57,7 +60,13 @@ def throughput(cls, num_envs: int, repeats: int = 5, seconds: float = 0.3, seed:
         for k in range(per_repeat):
             env.step(acts[k % 16])
         rates.append(env.rows * per_repeat / (time.perf_counter() - t))
-    return {"num_envs": num_envs, "median": statistics.median(rates), "min": min(rates), "max": max(rates)}
+    return {
+        "num_envs": num_envs,
+        "num_threads": env.num_threads,
+        "median": statistics.median(rates),
+        "min": min(rates),
+        "max": max(rates),
+    }
 
 
 def snapshot_cost(cls, num_envs: int = 1024, repeats: int = 200, **config) -> dict:
@@ -113,17 +122,19 @@ def bench(
     seconds: float = 0.3,
     compile_times: bool = True,
     progress=None,
+    num_threads: int = 1,
     **config,
 ) -> dict:
-    """Every figure of ``sparring bench`` for the env registered as ``name``; ``progress`` (a
-    :class:`~sparring.kit.progress.Progress`) counts the measurements and shows the throughput of each size measured."""
+    """Every figure of ``sparring bench`` for the env registered as ``name``, throughput stepped by ``num_threads``
+    threads; ``progress`` (a :class:`~sparring.kit.progress.Progress`) counts the measurements and shows the
+    throughput of each size measured."""
     progress = progress or silent()
     cls = get(name)
     progress.start(len(sizes) + 2 + compile_times, unit="measurement")
-    result = {"env": name, "config": config, "throughput": []}
+    result = {"env": name, "config": config, "num_threads": num_threads, "throughput": []}
     for n in sizes:
         progress.status(f"throughput at num_envs={n} ({repeats} x {seconds:g} s)")
-        result["throughput"].append(throughput(cls, n, repeats, seconds, **config))
+        result["throughput"].append(throughput(cls, n, repeats, seconds, num_threads=num_threads, **config))
         rates = {f"envs_{row['num_envs']}": f"{row['median'] / 1e6:.2f}M/s" for row in result["throughput"]}
         progress.update(len(result["throughput"]), rates)
     progress.status("snapshot and restore cost")
@@ -142,7 +153,7 @@ def bench(
 def format_bench(result: dict) -> str:
     """Human-readable lines for a :func:`bench` result."""
     lines = [
-        f"sparring bench {result['env']} (one core, random actions)",
+        f"sparring bench {result['env']} ({_threads(result['num_threads'])}, random actions)",
         f"{'num_envs':>9}  {'agent-steps/s (median)':>22}  {'min - max':>21}",
     ]
     for row in result["throughput"]:
@@ -156,6 +167,10 @@ def format_bench(result: dict) -> str:
         st = result["startup"]
         lines.append(f"start to first step: cold {st['cold_s']:.2f} s (empty Numba cache), warm {st['warm_s']:.2f} s")
     return "\n".join(lines)
+
+
+def _threads(n: int) -> str:
+    return "one thread" if n == 1 else f"{n} threads"
 
 
 def format_allocations(found: dict) -> list[str]:
