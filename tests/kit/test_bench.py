@@ -12,7 +12,7 @@ def test_bench_reports_every_size_snapshot_cost_and_allocations():
     assert result["snapshot"]["restore_us"] > 0
     assert result["allocations"]["step_per_env"] == 0
     text = format_bench(result)
-    assert "agent-steps/s" in text and "step 0.00 per env-step" in text and "remedy" not in text
+    assert "agent-steps/s" in text and "step     0.00 per env-step" in text and "remedy" not in text
 
 
 def test_warm_start_uses_the_cache():
@@ -27,5 +27,5 @@ def test_an_env_that_allocates_per_step_is_counted_per_env_step_and_per_call():
     assert found["step_per_call"] == clean["step_per_call"] > 0
     assert found["kernels"][next(k for k in found["kernels"] if "scratch_step" in k)] == 1.0
     lines = format_allocations(found)
-    assert "step 1.00 per env-step" in lines[0]
-    assert "scratch_step" in lines[1] and "preallocate" in lines[2]
+    assert "step     1.00 per env-step" in lines[1]
+    assert "scratch_step" in lines[4] and "preallocate" in lines[5]

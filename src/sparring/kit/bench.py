@@ -176,14 +176,15 @@ def _threads(n: int) -> str:
 def format_allocations(found: dict) -> list[str]:
     """Lines for an :func:`allocations` result: arrays per env-step (and per call), and where they come from."""
     lines = [
-        f"Numba allocations ({found['num_envs']} envs, {found['steps']} random steps): "
-        f"step {found['step_per_env']:.2f} per env-step (+{found['step_per_call']:.1f} per call), "
-        f"reset {found['reset_per_env']:.2f} per env (+{found['reset_per_call']:.0f} per call), "
-        f"observe {found['observe_per_env']:.2f} per env (+{found['observe_per_call']:.0f} per call); "
-        "per call: the wrappers of array arguments, the same for any num_envs"
+        f"Numba allocations ({found['num_envs']} envs, {found['steps']} random steps; per call: the wrappers of array "
+        "arguments, the same for any num_envs):",
+        f"  step     {found['step_per_env']:.2f} per env-step (+{found['step_per_call']:.1f} per call)",
+        f"  reset    {found['reset_per_env']:.2f} per env (+{found['reset_per_call']:.0f} per call)",
+        f"  observe  {found['observe_per_env']:.2f} per env (+{found['observe_per_call']:.0f} per call)",
     ]
     if found["step_per_env"] > 0:
         shares = ", ".join(f"{path} {share:.2f}" for path, share in found["kernels"].items() if share >= 0.005)
         lines.append(f"  arrays per env-step by kernel: {shares or 'not attributable'}")
+    if found["step_per_env"] > 0 or found["reset_per_env"] > 0:
         lines.append(f"  remedy: {REMEDY}")
     return lines

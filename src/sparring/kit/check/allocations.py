@@ -26,8 +26,8 @@ from sparring.kit.check.report import Report
 
 CHECK = "allocations"
 REMEDY = (
-    "preallocate scratch arrays as fields of the record (state = {'scratch': ('f8', 3)}) and write into them, "
-    "or keep fixed-size state fields and scalars or tuples instead of new arrays"
+    "preallocate scratch arrays as fields of the record (state = {'scratch': ('f8', (3,))}) and write into them "
+    "each step, or keep fixed-size state fields and scalars or tuples instead of new arrays"
 )
 
 
