@@ -6,8 +6,8 @@ themselves. The Numba runtime counts its allocations when its statistics are on 
 here for the measurement only). Each call of a compiled function also allocates a small wrapper per array argument,
 the same for any ``num_envs``, so the count per env comes from two batches played alike: one env, and ``num_envs``
 envs whose first is that same env (env ``i`` is seeded from (seed, i) and gets the same actions), whose difference is
-what the other envs allocated. Allocations that bypass the runtime (the item storage of typed lists and dicts) are
-not counted.
+what the other envs allocated. A list or dict counts when it is made; its growth (a ``realloc`` outside the runtime's
+count) does not.
 """
 
 from __future__ import annotations
