@@ -1,6 +1,7 @@
 """The rollout's episode-end hook: what it is shown, and how the rollout carries restored envs on."""
 
 import numpy as np
+import pytest
 import torch
 
 import sparring
@@ -47,3 +48,27 @@ def test_the_hook_sees_every_step_and_the_rollout_carries_its_restarts_on():
     rollout.collect()
     assert torch.equal(rollout.state0[0][restored], torch.full((len(restored), 8), 0.5))
     assert not rollout.resets[0, restored].any()
+
+
+@pytest.mark.parametrize("recurrence", ["lstm", "mingru"])
+def test_the_updates_replay_of_a_rollout_gives_its_logprobs_and_values(recurrence):
+    """PPO's training pass over minibatch rows (their entering memory, resets mid-sequence) reproduces what
+    the rollout computed tick by tick: the ratio starts at 1 and the value clip is centred."""
+    torch.manual_seed(0)
+    env = sparring.make("squared", num_envs=24, seed=3)
+    policy = policy_for(env, make_train_config(None, {"hidden": 16, "layers": 1, "recurrence": recurrence}))
+    rollout = Rollout(env, policy, 96, np.arange(env.rows))
+    rollout.collect()
+    rollout.collect()  # the second starts from carried memory, not zeros
+    assert rollout.resets[1:].sum(0).ge(2).any() and rollout.state0[0].abs().sum() > 0
+    idx = torch.tensor([5, 0, 17, 9, 23, 2])
+    with torch.no_grad():
+        logprob, _, value = policy.evaluate(
+            rollout.obs[:, idx],
+            rollout.mask[:, idx],
+            rollout.actions[:, idx],
+            tuple(s[idx] for s in rollout.state0),
+            rollout.resets[:, idx],
+        )
+    assert torch.allclose(logprob, rollout.logprob[:, idx], atol=1e-5)
+    assert torch.allclose(value, rollout.values[:, idx], atol=1e-5)

@@ -1,9 +1,15 @@
-"""Recurrent cores: LSTM, and MinGRU with a parallel scan for training.
+"""Recurrent cores: LSTM, and MinGRU.
 
 Both expose the same two forms: ``step`` for rollouts (one tick, batch of
 rows) and ``sequence`` for training (a [T, B] slab whose rows restart where
 ``resets`` is true). A state is a tuple of [B, hidden] tensors; a reset zeroes
 it before the tick that starts a new episode.
+
+Resets fall mid-sequence in most rows of a training minibatch (on squared, some row
+resets in nearly every tick of a 128-row minibatch), so a fused whole-sequence call
+cannot take them; ``sequence`` unrolls ticks with ``unbind`` (indexing ``x[t]`` would
+cost a zero-filled [T, B, hidden] gradient per tick in the backward pass) and lets
+each tick be one fused call.
 """
 
 from __future__ import annotations
@@ -18,7 +24,12 @@ def _keep(state: tuple[torch.Tensor, ...], reset: torch.Tensor) -> tuple[torch.T
 
 
 class LSTMCore(nn.Module):
-    """An LSTM cell unrolled step by step (the reset mask breaks cuDNN-style fused sequences)."""
+    """An LSTM stepped one tick at a time by torch's fused LSTM (oneDNN on CPU, cuDNN on CUDA).
+
+    The weights are an ``nn.LSTMCell``'s (so saved policies keep their names); each tick is one call
+    of ``torch.lstm`` (what ``nn.LSTM`` runs) over a length-1 sequence, which on CPU is faster than
+    ``nn.LSTMCell``'s two matrix products and separate gate ops.
+    """
 
     def __init__(self, hidden: int):
         super().__init__()
@@ -39,14 +50,17 @@ class LSTMCore(nn.Module):
         """One tick: ``x`` [B, hidden] -> (output [B, hidden], new state)."""
         if reset is not None:
             state = _keep(state, reset)
-        h, c = self.cell(x, state)
-        return h, (h, c)
+        cell = self.cell
+        weights = [cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh]
+        hx = (state[0].unsqueeze(0), state[1].unsqueeze(0))
+        _, h, c = torch.lstm(x.unsqueeze(0), hx, weights, True, 1, 0.0, self.training, False, False)
+        return h[0], (h[0], c[0])
 
     def sequence(self, x: torch.Tensor, state, resets: torch.Tensor):
         """``x`` [T, B, hidden], ``resets`` [T, B] bool -> outputs [T, B, hidden]."""
         outs = []
-        for t in range(x.shape[0]):
-            y, state = self.step(x[t], state, resets[t])
+        for x_t, reset in zip(x.unbind(0), resets.unbind(0)):
+            y, state = self.step(x_t, state, reset)
             outs.append(y)
         return torch.stack(outs)
 
@@ -68,8 +82,26 @@ def linear_scan(a: torch.Tensor, b: torch.Tensor, h0: torch.Tensor) -> torch.Ten
     return b[1:]
 
 
+def linear_loop(a: torch.Tensor, b: torch.Tensor, h0: torch.Tensor) -> torch.Tensor:
+    """The same h_t as :func:`linear_scan`, tick by tick.
+
+    On CPU this is the faster form: each tick touches one [B, H] slab that stays in cache, while
+    every doubling step of the scan reads and writes the whole [T, B, H] (and its backward
+    allocates zero-filled ones per slice).
+    """
+    h, outs = h0, []
+    for a_t, b_t in zip(a.unbind(0), b.unbind(0)):
+        h = torch.addcmul(b_t, a_t, h)
+        outs.append(h)
+    return torch.stack(outs)
+
+
 class MinGRUCore(nn.Module):
-    """MinGRU (Feng et al. 2024): h_t = (1 - z_t) h_{t-1} + z_t g(x_t); gates depend on x only."""
+    """MinGRU (Feng et al. 2024): h_t = (1 - z_t) h_{t-1} + z_t g(x_t); gates depend on x only.
+
+    Training computes every tick's gates in one product, then the linear recurrence: tick by tick
+    on CPU (:func:`linear_loop`), by the parallel scan (:func:`linear_scan`) on other devices.
+    """
 
     def __init__(self, hidden: int):
         super().__init__()
@@ -92,14 +124,15 @@ class MinGRUCore(nn.Module):
         if reset is not None:
             state = _keep(state, reset)
         a, b = self._coefficients(x)
-        h = a * state[0] + b
+        h = torch.addcmul(b, a, state[0])
         return h, (h,)
 
     def sequence(self, x: torch.Tensor, state, resets: torch.Tensor):
-        """``x`` [T, B, hidden], ``resets`` [T, B] bool -> outputs [T, B, hidden] by a parallel scan."""
+        """``x`` [T, B, hidden], ``resets`` [T, B] bool -> outputs [T, B, hidden]."""
         a, b = self._coefficients(x)
         a = a * (~resets).unsqueeze(-1).to(a.dtype)
-        return linear_scan(a, b, state[0])
+        recurrence = linear_loop if x.device.type == "cpu" else linear_scan
+        return recurrence(a, b, state[0])
 
 
 CORES = {"lstm": LSTMCore, "mingru": MinGRUCore}
