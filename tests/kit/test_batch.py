@@ -211,3 +211,119 @@ def test_multi_agent_episode_ends_when_every_agent_is_done():
     assert term.tolist() == [True, False] and rew.tolist() == [1.0, 0.0] and not info
     _, _, term, _, mask, _ = env.step(acts)
     assert term[0] and not mask[0, toys.RIGHT]  # arrived agent: terminated, may only stay
+
+
+# -- the packed step's buffers and the threaded step ----------------------------------------------
+
+
+def _random_run(cls, threads: int, steps: int = 120, num_envs: int = 61, **kw):
+    """Every buffer and info of ``steps`` random steps, with a reset pool and reset_envs on the way."""
+    env = BatchedEnv(cls, num_envs=num_envs, seed=5, num_threads=threads, **kw)
+    rng = np.random.default_rng(1)
+    seen = []
+    for t in range(steps):
+        if t == 40:
+            env.set_reset_pool(env.snapshot([3, 7]), prob=0.5)
+        if t == 80:
+            env.reset_envs([0, 17, 60])
+        *_, info = env.step(rng.integers(0, 3, (env.rows, 1)))
+        seen.append(
+            (
+                env.records.tobytes(),
+                env.obs.tobytes(),
+                env.rewards.tobytes(),
+                env.terminals.tobytes(),
+                env.truncations.tobytes(),
+                env.done.tobytes(),
+                env.ended_return.tobytes(),
+                env.final_obs.tobytes(),
+                sorted(info.items()),
+            )
+        )
+    return env, seen
+
+
+@pytest.mark.parametrize("cls", [toys.Walk, toys.Pair])
+@pytest.mark.parametrize("keep_final", [False, True])
+def test_thread_counts_give_the_same_bytes(cls, keep_final):
+    one, reference = _random_run(cls, 1, keep_final=keep_final)
+    assert one.num_threads == 1 and any(step[-1] for step in reference)  # episodes ended, info was filled
+    for threads in (2, 3):
+        env, seen = _random_run(cls, threads, keep_final=keep_final)
+        assert env.num_threads == threads  # 61 envs are 4 chunks of 16: slices of 16, 32 and 13 envs with 3
+        for t, (a, b) in enumerate(zip(reference, seen)):
+            assert a == b, f"{threads} threads differ from 1 at step {t}"
+
+
+def test_thread_counts_agree_without_autoreset():
+    runs = []
+    for threads in (1, 3):
+        env = BatchedEnv(toys.Walk, num_envs=50, seed=2, autoreset=False, num_threads=threads)
+        rng = np.random.default_rng(0)
+        for t in range(60):
+            env.step(rng.integers(0, 3, (50, 1)))
+            if t % 10 == 9:
+                env.reset_envs(np.flatnonzero(env.done))
+        runs.append(env.records.tobytes() + env.done.tobytes())
+    assert runs[0] == runs[1]
+
+
+def test_threads_are_capped_by_chunks_of_envs():
+    from sparring.kit.batch import thread_bounds
+
+    assert thread_bounds(61, 3).tolist() == [0, 16, 48, 61]
+    assert thread_bounds(20, 8).tolist() == [0, 16, 20]  # two chunks: two threads at most
+    assert thread_bounds(5, 4).tolist() == [0, 5]
+    assert BatchedEnv(toys.Walk, num_envs=20, num_threads=8).num_threads == 2
+
+
+def test_every_row_is_written_by_some_thread():
+    env = BatchedEnv(toys.Pair, num_envs=77, num_threads=3)
+    env.rewards[:] = np.nan
+    env.terminals[:] = True
+    env.records["tick"] = 5  # stays under the time limit: no env restarts
+    env.step(np.zeros((env.rows, 1), np.int64))
+    assert not np.isnan(env.rewards).any() and not env.terminals.any()
+    assert (env.records["tick"] == 6).all()
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_bad_actions_are_rejected_alike_whatever_the_threads(threads):
+    env = BatchedEnv(toys.Walk, num_envs=40, num_threads=threads)
+    before = env.records.copy()
+    acts = np.zeros((40, 1), np.int32)
+    acts[35] = 3  # in the last slice
+    with pytest.raises(ValueError, match=r"action row 35 is \[3\]; head sizes are \{'move': 3\}"):
+        env.step(acts)
+    acts[35], acts[2] = 0, -1
+    with pytest.raises(ValueError, match=r"action row 2 is \[-1\]"):
+        env.step(acts)
+    assert env.records.tobytes() == before.tobytes()  # no slice stepped
+
+
+def test_a_replaced_buffer_is_checked_and_then_written():
+    env = BatchedEnv(toys.Walk, num_envs=4, num_threads=2)
+    with pytest.raises(ValueError, match=r"BatchedEnv.obs must be a float32 array of shape \(4, 2\)"):
+        env.obs = np.zeros((3, 2), np.float32)
+    with pytest.raises(ValueError, match=r"BatchedEnv.rewards must be a float32 array"):
+        env.rewards = np.zeros(4, np.float64)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        env.obs = np.zeros((4, 4), np.float32)[:, ::2]
+    with pytest.raises(ValueError, match="writeable"):
+        frozen = np.zeros((4, 2), np.float32)
+        frozen.flags.writeable = False
+        env.obs = frozen
+    old, new = env.obs, np.full((4, 2), -1.0, np.float32)
+    old_copy = old.copy()
+    env.obs = new
+    env.step(np.full((4, 1), toys.RIGHT))
+    assert env.obs is new and (new >= 0).all()  # the step wrote to the new array
+    assert np.array_equal(old, old_copy)  # and never to the old one
+
+
+def test_autoreset_can_be_switched_after_construction():
+    env = BatchedEnv(toys.Walk, num_envs=8, num_threads=2)
+    env.autoreset = False
+    for _ in range(2 * toys.LENGTH):
+        env.step(env.scripted_actions("to_goal"))
+    assert env.done.all() and (env.records["pos"] == env.records["goal"]).all()  # all wait at their goal

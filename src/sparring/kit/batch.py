@@ -3,6 +3,12 @@
 Buffers follow PufferLib's convention: agent rows, ``[num_envs * num_agents, ...]``.
 ``step`` returns the buffers themselves, overwritten by the next call; copy what
 you keep.
+
+The compiled step gets one header of the buffers' addresses (:mod:`sparring.kit.codegen`),
+built again whenever a buffer attribute is assigned: the setters check that the new array
+has the buffer's shape and dtype and is C-contiguous, aligned and writeable, so the step
+never writes through a stale or wrong address. With ``num_threads`` > 1, slices of the
+batch step at once on a :class:`~sparring.kit.threads.SlicePool`.
 """
 
 from __future__ import annotations
@@ -10,13 +16,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sparring.kit.codegen import compile_batch, first_bad_action
+from sparring.kit.codegen import CHUNK, HEADER, compile_batch, first_bad_action, header_index, sum_chunks
 from sparring.kit.config import config_record, make_config
 from sparring.kit.memory import check_fits
 from sparring.kit.rng import mix_seed
+from sparring.kit.threads import SlicePool
 from sparring.kit.trust import validate_states
 
-_COMPILED: dict[type, object] = {}
+_COMPILED: dict[tuple, object] = {}
+_INT32 = np.dtype(np.int32)
+_H = {name: header_index(name) for name in HEADER}
 
 
 @njit(cache=True)
@@ -27,11 +36,33 @@ def _seed_states(seed, idx):
     return out
 
 
-def compiled(env_cls: type):
-    """The env's compiled batch module (built once per process)."""
-    if env_cls not in _COMPILED:
-        _COMPILED[env_cls] = compile_batch(env_cls)
-    return _COMPILED[env_cls]
+def compiled(env_cls: type, obs_dtype=np.float32):
+    """The env's compiled batch module for observations of ``obs_dtype`` (built once per process)."""
+    key = (env_cls, np.dtype(obs_dtype).str)
+    if key not in _COMPILED:
+        _COMPILED[key] = compile_batch(env_cls, obs_dtype)
+    return _COMPILED[key]
+
+
+def _buffer(name: str, doc: str) -> property:
+    """A buffer attribute whose assignment is checked and re-binds the compiled step's header."""
+    key = "_" + name
+
+    def get(self):
+        return getattr(self, key)
+
+    def set(self, value):
+        self._rebind(name, value)
+
+    return property(get, set, doc=doc)
+
+
+def thread_bounds(num_envs: int, num_threads: int) -> np.ndarray:
+    """Env bounds of the slices of a threaded step: ``num_threads`` near-equal runs of whole chunks of
+    ``CHUNK`` envs (fewer threads when there are fewer chunks)."""
+    chunks = -(-num_envs // CHUNK)
+    cuts = np.round(np.linspace(0, chunks, min(num_threads, chunks) + 1)).astype(np.int64)
+    return np.minimum(cuts * CHUNK, num_envs)
 
 
 def env_bytes(env_cls: type, obs_spec, keep_final: bool = False) -> int:
@@ -53,14 +84,27 @@ class BatchedEnv:
       keep_final: also write the final observation of finished envs to
         ``final_obs`` (for Gymnasium's same-step autoreset).
       num_threads: threads that step slices of the batch (1: the calling thread
-        alone); results are the same bytes whatever the count.
+        alone), at most one per ``CHUNK`` (16) envs; records, buffers and episode
+        info are the same bytes whatever the count.
       **config: env config overrides (see ``env_cls.Config``).
 
     Attributes: ``records`` (the whole state), the row buffers ``obs``, ``mask``,
     ``rewards``, ``terminals``, ``truncations``; per env ``done`` (its episode
     ended in the last step) and ``ended_return`` (that episode's return, mean
-    over learner seats); ``learner_rows`` (rows whose actions the env uses).
+    over learner seats); ``learner_rows`` (rows whose actions the env uses);
+    ``num_threads`` (the threads a step uses). A buffer may be replaced by another
+    array of its shape and dtype (e.g. a view of shared memory); the step then writes there.
     """
+
+    records = _buffer("records", "The whole state: one record per env.")
+    obs = _buffer("obs", "Observations [rows, obs size].")
+    final_obs = _buffer("final_obs", "With keep_final: the final observation of envs that just ended, else empty.")
+    mask = _buffer("mask", "Action masks [rows, sum of head sizes].")
+    rewards = _buffer("rewards", "Rewards of the last step [rows].")
+    terminals = _buffer("terminals", "Terminal flags of the last step [rows].")
+    truncations = _buffer("truncations", "Truncation flags of the last step [rows].")
+    done = _buffer("done", "Per env: its episode ended in the last step.")
+    ended_return = _buffer("ended_return", "Per env: the return of the episode that ended (mean over learner seats).")
 
     def __init__(
         self,
@@ -76,7 +120,6 @@ class BatchedEnv:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) or num_threads < 1:
             raise ValueError(f"num_threads must be a positive int, got {num_threads!r}")
-        self.num_threads = int(num_threads)
         self.env_cls = env_cls
         self.config = make_config(env_cls, config)
         self.cfg = config_record(env_cls, self.config)
@@ -92,40 +135,123 @@ class BatchedEnv:
             self._seat_weight[seat] = 1.0 / len(seats)
         self.heads = env_cls.actions
         self.seed = int(seed)
-        self.autoreset = bool(autoreset)
-        self.keep_final = bool(keep_final)
+        self._autoreset = bool(autoreset)
+        self._keep_final = bool(keep_final)
         check_fits(
             self.num_envs * env_bytes(env_cls, self.obs_spec, self.keep_final),
             f"env {env_cls.name!r} with num_envs={self.num_envs} ({self.obs_spec.size} observation values per agent)",
             "lower num_envs (--num-envs, --train.num_envs) or the env's size (--env.KEY)",
         )
-        self._k = compiled(env_cls)
+        self._k = compiled(env_cls, self.obs_spec.dtype)
         self._alloc()
+        bounds = thread_bounds(self.num_envs, int(num_threads))
+        self.num_threads = len(bounds) - 1
+        self._head = self._header(0, self.num_envs, whole=True)
+        self._slice_heads = [self._header(lo, hi, whole=False) for lo, hi in zip(bounds[:-1], bounds[1:])]
+        self._workers = SlicePool(self._k.batch_step, self._slice_heads) if self.num_threads > 1 else None
         self.reset(seed)
 
     def _alloc(self) -> None:
         rec_dtype = self.env_cls.record_dtype
-        self.records = np.zeros(self.num_envs, rec_dtype)
+        self._records = np.zeros(self.num_envs, rec_dtype)
         self._blank = np.zeros(1, rec_dtype)
         self._pool = np.zeros(0, rec_dtype)
         self._pool_prob = 0.0
-        self.obs = np.zeros((self.rows, self.obs_spec.size), self.obs_spec.dtype)
-        self.final_obs = (
-            np.zeros_like(self.obs) if self.keep_final else np.zeros((0, self.obs_spec.size), self.obs_spec.dtype)
-        )
-        self.mask = np.ones((self.rows, self.heads.total), np.bool_)
-        self.rewards = np.zeros(self.rows, np.float32)
-        self.terminals = np.zeros(self.rows, np.bool_)
-        self.truncations = np.zeros(self.rows, np.bool_)
-        self.done = np.zeros(self.num_envs, np.bool_)
+        self._obs = np.zeros((self.rows, self.obs_spec.size), self.obs_spec.dtype)
+        self._final_obs = np.zeros((self.rows if self._keep_final else 0, self.obs_spec.size), self.obs_spec.dtype)
+        self._mask = np.ones((self.rows, self.heads.total), np.bool_)
+        self._rewards = np.zeros(self.rows, np.float32)
+        self._terminals = np.zeros(self.rows, np.bool_)
+        self._truncations = np.zeros(self.rows, np.bool_)
+        self._done = np.zeros(self.num_envs, np.bool_)
         n_metrics = max(1, len(self.env_cls.metrics))
-        self.ended_return = np.zeros(self.num_envs, np.float64)
-        self._acc = np.zeros(3 + n_metrics + len(self.env_cls.phases), np.float64)
+        self._ended_return = np.zeros(self.num_envs, np.float64)
+        # one accumulator row per chunk of envs and a last row for their sum (see codegen.sum_chunks)
+        chunks = -(-self.num_envs // CHUNK)
+        self._acc = np.zeros((chunks + 1, 3 + n_metrics + len(self.env_cls.phases)), np.float64)
+        self._acc_total = self._acc[chunks]
         means = ["episode_return", "episode_length", *self.env_cls.metrics]
         self._mean_keys = [(key, 1 + k) for k, key in enumerate(means)]
         self._count_keys = [(f"phase/{p}", 3 + n_metrics + k) for k, p in enumerate(self.env_cls.phases)]
         self._all = np.arange(self.num_envs, dtype=np.int64)
         self._act_shape = (self.rows, len(self.heads.sizes))
+
+    # -- the compiled step's headers --------------------------------------------------
+    def _header(self, lo: int, hi: int, whole: bool) -> np.ndarray:
+        head = np.zeros(len(HEADER), np.int64)
+        head[[_H["lo"], _H["hi"], _H["whole"]]] = lo, hi, whole
+        self._fill(head)
+        return head
+
+    def _fill(self, head: np.ndarray) -> None:
+        """Write the buffers' addresses, sizes and flags into ``head`` (its slice bounds stay)."""
+        arrays = {
+            "recs": self._records,
+            "cfgs": self.cfg,
+            "blank": self._blank,
+            "sizes": self.heads.sizes,
+            "seat_weight": self._seat_weight,
+            "rew": self._rewards,
+            "term": self._terminals,
+            "trunc": self._truncations,
+            "obs": self._obs,
+            "mask": self._mask,
+            "done": self._done,
+            "ended_return": self._ended_return,
+            "acc": self._acc,
+            "pool": self._pool,
+            "final_obs": self._final_obs,
+        }
+        for name, array in arrays.items():
+            head[_H[name]] = array.ctypes.data
+        sizes = {
+            "num_envs": self.num_envs,
+            "obs_size": self.obs_spec.size,
+            "mask_size": self.heads.total,
+            "heads": len(self.heads.sizes),
+            "pool_size": len(self._pool),
+            "final_rows": len(self._final_obs),
+            "chunks": len(self._acc) - 1,
+            "autoreset": self._autoreset,
+            "keep_final": self._keep_final,
+        }
+        for name, value in sizes.items():
+            head[_H[name]] = value
+        head.view(np.float64)[_H["pool_prob"]] = self._pool_prob
+
+    def _bind(self) -> None:
+        for head in (self._head, *self._slice_heads):
+            self._fill(head)
+
+    def _rebind(self, name: str, value) -> None:
+        """Replace buffer ``name`` with the array ``value`` after checking it fits, then re-bind the headers."""
+        current = getattr(self, "_" + name)
+        if not isinstance(value, np.ndarray) or value.shape != current.shape or value.dtype != current.dtype:
+            is_array = isinstance(value, np.ndarray)
+            got = f"{value.dtype} array of shape {value.shape}" if is_array else type(value).__name__
+            raise ValueError(f"BatchedEnv.{name} must be a {current.dtype} array of shape {current.shape}, got {got}")
+        if not (value.flags.c_contiguous and value.flags.aligned and value.flags.writeable):
+            raise ValueError(
+                f"BatchedEnv.{name} must be C-contiguous, aligned and writeable (the compiled step writes through "
+                f"its address); copy it with np.ascontiguousarray first"
+            )
+        setattr(self, "_" + name, value)
+        self._bind()
+
+    @property
+    def autoreset(self) -> bool:
+        """Finished envs restart inside ``step``; when False they wait for ``reset_envs``."""
+        return self._autoreset
+
+    @autoreset.setter
+    def autoreset(self, value: bool) -> None:
+        self._autoreset = bool(value)
+        self._bind()
+
+    @property
+    def keep_final(self) -> bool:
+        """Finished envs also write their final observation to ``final_obs`` (fixed at construction)."""
+        return self._keep_final
 
     # -- episodes -----------------------------------------------------------------
     def reset(self, seed: int | None = None):
@@ -158,13 +284,15 @@ class BatchedEnv:
         """
         if records is None or len(records) == 0:
             self._pool = np.zeros(0, self.env_cls.record_dtype)
+            self._bind()
             return
         if not 0.0 <= prob <= 1.0:
             raise ValueError(f"reset pool prob must be in [0, 1], got {prob}")
         if validate:
             self._validate(records, "the records given to set_reset_pool")
-        self._pool = self._as_records(records).copy()
+        self._pool = np.ascontiguousarray(self._as_records(records).copy())
         self._pool_prob = float(prob)
+        self._bind()
 
     def step(self, actions):
         """Advance every env one tick with ``actions`` [rows, heads] (ints).
@@ -178,40 +306,35 @@ class BatchedEnv:
         acts = actions
         if (
             type(acts) is not np.ndarray
-            or acts.dtype != np.int32
+            or acts.dtype is not _INT32
             or acts.shape != self._act_shape
             or not acts.flags.c_contiguous
         ):
             acts = self._convert_actions(actions)
-        bad = self._k.batch_step(
-            self.records,
-            self.cfg,
-            self._blank,
-            acts,
-            self.heads.sizes,
-            self._seat_weight,
-            self.rewards,
-            self.terminals,
-            self.truncations,
-            self.obs,
-            self.mask,
-            self.done,
-            self.ended_return,
-            self._acc,
-            self._pool,
-            self._pool_prob,
-            self.autoreset,
-            self.keep_final,
-            self.final_obs,
-        )
+        if self._workers is None:
+            status = self._k.batch_step(self._head, acts)  # -1 - episodes ended, or the first bad action row
+            if status >= 0:
+                raise ValueError(self._bad_action_message(acts, status))
+        else:
+            status = self._step_slices(acts)
+        info = self._drain_info() if status < -1 else {}
+        return self._obs, self._rewards, self._terminals, self._truncations, self._mask, info
+
+    def _step_slices(self, acts: np.ndarray) -> int:
+        """The threaded step: check every action first (slices stay in lockstep), step the slices at once,
+        sum their episode stats in chunk order; returns -1 - episodes ended, as the one-call step does."""
+        bad = first_bad_action(acts, self.heads.sizes)
         if bad >= 0:
             raise ValueError(self._bad_action_message(acts, bad))
-        info = self._drain_info() if self._acc[0] > 0 else {}
-        return self.obs, self.rewards, self.terminals, self.truncations, self.mask, info
+        status = self._workers.run(acts)
+        ended = -len(status) - sum(status)
+        if ended:
+            sum_chunks(self._acc)
+        return -1 - ended
 
     def _drain_info(self) -> dict:
-        acc = self._acc.tolist()
-        self._acc[:] = 0.0
+        acc = self._acc_total.tolist()
+        self._acc_total[:] = 0.0
         n = acc[0]
         info = {"episodes": int(n)}
         for key, k in self._mean_keys:
