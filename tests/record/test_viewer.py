@@ -53,3 +53,24 @@ def test_malformed_shapes_are_named(tmp_path):
         check_shapes([{"type": "text", "x": float("nan"), "y": 0, "text": "hi"}], "x", 0)
     with pytest.raises(ValueError, match=r"draw\(\) must return a list"):
         check_shapes({"type": "rect"}, "x", 0)
+
+
+def test_arrows_and_event_logs_are_shapes_and_logs_are_text():
+    (arrow,) = check_shapes(
+        [{"type": "arrow", "x1": 0, "y1": 0, "x2": 1, "y2": 2, "log": "a gave b", "kind": 3}], "x", 0
+    )
+    assert arrow["log"] == "a gave b" and arrow["kind"] == "3" and arrow["x2"] == 1.0
+    with pytest.raises(ValueError, match=r"arrow shape 0 at tick 0 lacks \['y2'\]"):
+        check_shapes([{"type": "arrow", "x1": 0, "y1": 0, "x2": 1}], "x", 0)
+
+
+def test_a_draw_taking_the_state_before_is_given_it(tmp_path):
+    rec = Recording(record(tmp_path / "t.parquet", "town", 1, "scripted:planner:0.2", 1, seed=1, config={"days": 1}))
+    data, states = viewer_data(rec, 0), rec.episode(0).states
+    assert not any("log" in s for s in data["frames"][0])  # the first state has no tick before it
+    logged = [[i, s["kind"], s["log"]] for i, shapes in enumerate(data["frames"]) for s in shapes if "log" in s]
+    assert data["events"] == logged and len(logged) > 5
+    i = logged[0][0]
+    alone = rec.env_cls.draw(states[i], rec.config)  # without the state before: no arrows
+    assert not any(s["type"] == "arrow" for s in alone)
+    assert len(data["frames"][i]) == len(alone) + sum(e[0] == i for e in logged)

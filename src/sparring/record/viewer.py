@@ -3,11 +3,18 @@
 Every env works through the drawing protocol of :meth:`sparring.kit.spec.Env.draw`
 (shapes per frame); an env without it is shown as its ``render_ansi`` text, and
 an env without either by its state values alone.
+
+Two additions to the protocol, both optional: an env whose ``draw`` takes a third argument is given the
+previous recorded state as ``draw(s, cfg, before)`` (``before`` is None on an episode's first state), so it
+can draw what happened during the tick; and any shape may carry a ``log`` text (and a ``kind``, e.g.
+``"trade"``), which the page lists in its event log for that tick and for the whole episode. An ``arrow``
+shape is a line with a head at ``(x2, y2)``: town draws its trades, gifts and talk so.
 """
 
 from __future__ import annotations
 
 import html
+import inspect
 import json
 import math
 import os
@@ -24,9 +31,11 @@ SHAPE_KEYS = {
     "rect": ("x", "y", "w", "h"),
     "circle": ("x", "y", "r"),
     "line": ("x1", "y1", "x2", "y2"),
+    "arrow": ("x1", "y1", "x2", "y2"),
     "text": ("x", "y", "text"),
     "bar": ("x", "y", "w", "h", "value", "max"),
 }
+TEXT_KEYS = ("type", "text", "fill", "stroke", "label", "log", "kind")
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 PLACEHOLDER = re.compile(r"\{\{(TITLE|CSS|JS|DATA)\}\}")
 
@@ -50,10 +59,7 @@ def check_shapes(shapes, env: str, tick: int) -> list[dict]:
                 f"env {env!r}: {kind} shape {k} at tick {tick} lacks {missing} "
                 f"(a {kind} needs {list(SHAPE_KEYS[kind])})"
             )
-        clean = {
-            key: (str(v) if key in ("type", "text", "fill", "stroke", "label") else float(v))
-            for key, v in shape.items()
-        }
+        clean = {key: (str(v) if key in TEXT_KEYS else float(v)) for key, v in shape.items()}
         bad = [key for key, v in clean.items() if isinstance(v, float) and not math.isfinite(v)]
         if bad:
             raise ValueError(f"env {env!r}: {kind} shape {k} at tick {tick} has non-finite {bad}")
@@ -66,10 +72,17 @@ def _floats(x: np.ndarray) -> list:
     return np.where(np.isnan(x), None, np.round(x.astype(np.float64), 6)).tolist()
 
 
+def _drawn(cls, states: np.ndarray, cfg) -> list:
+    """``cls.draw`` of every state; given the state before it where ``draw`` takes one (see the module's doc)."""
+    if len(inspect.signature(cls.draw).parameters) < 3:
+        return [cls.draw(s, cfg) for s in states]
+    return [cls.draw(s, cfg, states[i - 1] if i else None) for i, s in enumerate(states)]
+
+
 def viewer_data(rec: Recording, episode: int) -> dict:
     """Everything the page shows for ``episode``, as JSON-ready values."""
     cls, ep = rec.env_cls, rec.episode(episode)
-    drawn = [cls.draw(s, rec.config) for s in ep.states]
+    drawn = _drawn(cls, ep.states, rec.config)
     frames = None
     if any(d is not None for d in drawn):
         frames = [check_shapes(d if d is not None else [], cls.name, int(t)) for d, t in zip(drawn, ep.ticks)]
@@ -92,6 +105,12 @@ def viewer_data(rec: Recording, episode: int) -> dict:
         "ticks": ep.ticks.tolist(),
         "phase": ep.phases.tolist(),
         "frames": frames,
+        "events": [
+            [i, shape.get("kind", ""), shape["log"]]
+            for i, shapes in enumerate(frames or [])
+            for shape in shapes
+            if "log" in shape
+        ],
         "text": text,
         "valueNames": list(values[0]),
         "values": [[x if math.isfinite(x) else None for x in v.values()] for v in values],

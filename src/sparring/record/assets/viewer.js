@@ -20,7 +20,7 @@
   function shapeBounds(s) {
     if (s.type === "rect" || s.type === "bar") return [s.x, s.y, s.x + s.w, s.y + s.h];
     if (s.type === "circle") return [s.x - s.r, s.y - s.r, s.x + s.r, s.y + s.r];
-    if (s.type === "line") {
+    if (s.type === "line" || s.type === "arrow") {
       return [Math.min(s.x1, s.x2), Math.min(s.y1, s.y2), Math.max(s.x1, s.x2), Math.max(s.y1, s.y2)];
     }
     return [s.x, s.y, s.x, s.y]; // text: its anchor
@@ -62,6 +62,23 @@
       ctx.lineTo(view.x(s.x2), view.y(s.y2));
       ctx.strokeStyle = s.stroke || "#cccccc";
       ctx.stroke();
+    } else if (s.type === "arrow") {
+      const x1 = view.x(s.x1), y1 = view.y(s.y1), x2 = view.x(s.x2), y2 = view.y(s.y2);
+      const len = Math.hypot(x2 - x1, y2 - y1), head = Math.min(len / 2, Math.max(5, 0.2 * k));
+      ctx.moveTo(x1, y1);
+      ctx.lineTo(x2, y2);
+      ctx.strokeStyle = s.stroke || "#cccccc";
+      ctx.stroke();
+      if (len > 1) { // a head at (x2, y2)
+        const ux = (x2 - x1) / len, uy = (y2 - y1) / len;
+        ctx.beginPath();
+        ctx.moveTo(x2, y2);
+        ctx.lineTo(x2 - head * (ux - 0.5 * uy), y2 - head * (uy + 0.5 * ux));
+        ctx.lineTo(x2 - head * (ux + 0.5 * uy), y2 - head * (uy - 0.5 * ux));
+        ctx.closePath();
+        ctx.fillStyle = s.stroke || "#cccccc";
+        ctx.fill();
+      }
     } else if (s.type === "text") {
       ctx.font = `${Math.max(8, (s.size || 0.8) * k)}px system-ui, sans-serif`;
       ctx.textBaseline = "middle";
@@ -127,6 +144,43 @@
       td.textContent = fmt(data.values[index][k]);
       td.classList.toggle("changed", index > 0 && data.values[index][k] !== data.values[index - 1][k]);
     });
+  }
+
+  // -- the event log: the shapes with a `log` text (e.g. town's trades, gifts and talk), this tick's and all
+  const eventColor = (i, text) => {
+    const s = data.frames[i].find((shape) => shape.log === text);
+    return (s && (s.stroke || s.fill)) || "#8a8f98";
+  };
+  const eventItems = data.events.map(([i, kind, text]) => {
+    const li = document.createElement("li");
+    li.dataset.index = String(i);
+    li.dataset.kind = kind;
+    li.style.borderLeftColor = eventColor(i, text);
+    li.textContent = `tick ${data.ticks[i]}: ${text}`; // text, never markup
+    li.addEventListener("click", () => { pause(); seek(i); });
+    $("event-log").append(li);
+    return li;
+  });
+  $("events").hidden = data.events.length === 0;
+  $("event-count").textContent = String(data.events.length);
+
+  function renderEvents() {
+    const now = data.events.filter((e) => e[0] === index);
+    $("tick-events").replaceChildren(...now.map(([i, kind, text]) => {
+      const li = document.createElement("li");
+      li.dataset.kind = kind;
+      li.style.borderLeftColor = eventColor(i, text);
+      li.textContent = text;
+      return li;
+    }));
+    $("no-events").hidden = now.length > 0;
+    let first = null;
+    eventItems.forEach((li) => {
+      const i = Number(li.dataset.index);
+      li.classList.toggle("current", i === index);
+      if (first === null && i >= index) first = li;
+    });
+    if (first !== null) $("event-log").scrollTop = first.offsetTop; // the log is the items' offsetParent
   }
 
   // -- the timeline: a strip coloured by phase, scrubbed by pointer or by the range input
@@ -203,6 +257,7 @@
   function render() {
     drawFrame();
     renderPanel();
+    renderEvents();
     $("scrub").value = String(index);
     drawStrip();
     drawChart();
@@ -275,6 +330,10 @@
       const values = {};
       data.valueNames.forEach((name, k) => { values[name] = data.values[index][k]; });
       return { index: index, tick: data.ticks[index], phase: data.phases[data.phase[index]], values: values };
+    },
+    /** The shown tick's event log lines: [kind, text] each. */
+    events() {
+      return data.events.filter((e) => e[0] === index).map((e) => [e[1], e[2]]);
     },
     /** The drawn frame's [r, g, b, a] at world point (x, y) (null when the env does not draw). */
     pixel(x, y) {
