@@ -24,6 +24,7 @@ def test_honest_toy_passes_every_check():
         "gymnasium adapter",
         "pettingzoo adapter",
         "pettingzoo AEC adapter",
+        "allocations",
         "reward audit",
     } <= checks
 
