@@ -59,3 +59,47 @@ def test_each_env_takes_its_count_of_highest_priority_candidates():
     priority = np.array([1, 3, 2, 0, 2, 1])
     taken = _first_per_env(env, priority, np.array([2, 1, 0]))
     assert taken.tolist() == [False, True, True, False, True, False]
+
+
+def test_each_trade_is_logged_with_its_price_and_the_pairs_add_up(played):
+    env, tally, data, _ = played
+    chars = tally.arrays()
+    names = list(env.env_cls.metrics)
+    log, towns = chars["trade_log"], len(data)
+    assert np.array_equal(np.bincount(log[:, 0], minlength=towns), data[:, 3 + names.index("trades")])
+    coins = np.bincount(log[:, 0], weights=log[:, 5], minlength=towns)
+    assert np.array_equal(coins, data[:, 3 + names.index("trade_coins")])  # the prices the env counted
+    assert ((log[:, 1] >= 1) & (log[:, 1] <= 2 * 48)).all() and (log[:, 2] != log[:, 3]).all()
+    pairs = chars["trade_pairs"]
+    assert np.array_equal(pairs.sum(2) + pairs.sum(1), chars["trades"])  # as seller plus as buyer
+    assert np.array_equal(chars["gift_pairs"].sum(2), chars["gifts"])
+    talk = chars["talk_pairs"]
+    assert talk.sum() > 0 and np.trace(talk, axis1=1, axis2=2).sum() == 0  # nobody talks to itself
+    assert chars["worked"].shape == (towns, 8, 3) and set(np.unique(chars["goal_kind"])) <= {0, 1, 2}
+
+
+def test_the_replay_s_events_are_those_the_tally_counts(tmp_path):
+    """sparring.envs.town.render.events (the viewer's arrows) and the tally infer the same trades, gifts and talk."""
+    from sparring.envs.town.render import events
+    from sparring.evaluate.episodes import play_episodes
+    from sparring.players import make_player
+    from sparring.record import Recorder, Recording
+
+    env = BatchedEnv(registry.get("town"), num_envs=4, seed=5, autoreset=False, background=0, days=1)
+    tally, path = TownTally(env), str(tmp_path / "t.parquet")
+    recorder = Recorder(env, path, policy="noisy")
+    play_episodes(env, [(make_player("scripted:planner:0.3", env, 1), np.arange(env.rows))], 8, tally, recorder)
+    recorder.close()
+    chars, rec = tally.arrays(), Recording(path)
+    kinds = {"trade": "trade_pairs", "gift": "gift_pairs", "talk": "talk_pairs"}
+    found = 0
+    for k in rec.episode_ids():
+        states = rec.episode(k).states
+        counted = {name: np.zeros((8, 8), np.int64) for name in kinds.values()}
+        for before, after in zip(states[:-1], states[1:]):
+            for kind, a, b, _ in events(before, after):
+                counted[kinds[kind]][a, b] += 1
+        for name, matrix in counted.items():
+            assert np.array_equal(matrix, chars[name][k]), (k, name)
+            found += matrix.sum()
+    assert found > 50
