@@ -250,7 +250,7 @@ def test_thread_counts_give_the_same_bytes(cls, keep_final):
     assert one.num_threads == 1 and any(step[-1] for step in reference)  # episodes ended, info was filled
     for threads in (2, 3):
         env, seen = _random_run(cls, threads, keep_final=keep_final)
-        assert env.num_threads == threads  # 61 envs are 4 chunks of 16: slices of 16, 32 and 13 envs with 3
+        assert env.num_threads == threads  # 61 envs are 4 chunks of 16: 4 pieces of 16, 16, 16 and 13 envs
         for t, (a, b) in enumerate(zip(reference, seen)):
             assert a == b, f"{threads} threads differ from 1 at step {t}"
 
@@ -271,9 +271,11 @@ def test_thread_counts_agree_without_autoreset():
 def test_threads_are_capped_by_chunks_of_envs():
     from sparring.kit.batch import thread_bounds
 
-    assert thread_bounds(61, 3).tolist() == [0, 16, 48, 61]
+    assert thread_bounds(61, 3).tolist() == [0, 16, 32, 48, 61]  # 4 chunks: 4 pieces
+    assert thread_bounds(200, 2).tolist() == [0, 32, 48, 80, 96, 128, 160, 176, 200]  # 13 chunks: 4 pieces a thread
     assert thread_bounds(20, 8).tolist() == [0, 16, 20]  # two chunks: two threads at most
     assert thread_bounds(5, 4).tolist() == [0, 5]
+    assert thread_bounds(1000, 1).tolist() == [0, 1000]
     assert BatchedEnv(toys.Walk, num_envs=20, num_threads=8).num_threads == 2
 
 

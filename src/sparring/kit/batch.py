@@ -57,11 +57,15 @@ def _buffer(name: str, doc: str) -> property:
     return property(get, set, doc=doc)
 
 
+PIECES_PER_THREAD = 4  # more pieces than threads: a thread that starts late, or is preempted, delays less
+
+
 def thread_bounds(num_envs: int, num_threads: int) -> np.ndarray:
-    """Env bounds of the slices of a threaded step: ``num_threads`` near-equal runs of whole chunks of
-    ``CHUNK`` envs (fewer threads when there are fewer chunks)."""
+    """Env bounds of the pieces of a threaded step: near-equal runs of whole chunks of ``CHUNK`` envs,
+    ``PIECES_PER_THREAD`` per thread (fewer when there are fewer chunks; one piece for one thread)."""
     chunks = -(-num_envs // CHUNK)
-    cuts = np.round(np.linspace(0, chunks, min(num_threads, chunks) + 1)).astype(np.int64)
+    pieces = 1 if num_threads == 1 else min(PIECES_PER_THREAD * num_threads, chunks)
+    cuts = np.round(np.linspace(0, chunks, pieces + 1)).astype(np.int64)
     return np.minimum(cuts * CHUNK, num_envs)
 
 
@@ -83,9 +87,9 @@ class BatchedEnv:
         episode); when False they keep their final state until ``reset_envs``.
       keep_final: also write the final observation of finished envs to
         ``final_obs`` (for Gymnasium's same-step autoreset).
-      num_threads: threads that step slices of the batch (1: the calling thread
+      num_threads: threads that step pieces of the batch (1: the calling thread
         alone), at most one per ``CHUNK`` (16) envs; records, buffers and episode
-        info are the same bytes whatever the count.
+        info are the same bytes whatever the count (see :mod:`sparring.kit.threads`).
       **config: env config overrides (see ``env_cls.Config``).
 
     Attributes: ``records`` (the whole state), the row buffers ``obs``, ``mask``,
@@ -145,10 +149,12 @@ class BatchedEnv:
         self._k = compiled(env_cls, self.obs_spec.dtype)
         self._alloc()
         bounds = thread_bounds(self.num_envs, int(num_threads))
-        self.num_threads = len(bounds) - 1
+        self.num_threads = min(int(num_threads), len(bounds) - 1)
         self._head = self._header(0, self.num_envs, whole=True)
         self._slice_heads = [self._header(lo, hi, whole=False) for lo, hi in zip(bounds[:-1], bounds[1:])]
-        self._workers = SlicePool(self._k.batch_step, self._slice_heads) if self.num_threads > 1 else None
+        self._workers = (
+            SlicePool(self._k.batch_step, self._slice_heads, self.num_threads) if self.num_threads > 1 else None
+        )
         self.reset(seed)
 
     def _alloc(self) -> None:

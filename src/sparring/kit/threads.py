@@ -1,19 +1,24 @@
-"""Persistent worker threads for the kit's threaded step: one compiled call per slice, the GIL released.
+"""Persistent worker threads for the kit's threaded step: compiled calls over pieces of the batch, GIL released.
 
 A :class:`~sparring.kit.batch.BatchedEnv` with ``num_threads`` > 1 cuts its envs into
-slices; each slice has its own step header (:mod:`sparring.kit.codegen`) and the compiled
-step is ``nogil``, so the slices run at once. The caller's thread steps the first slice
-itself, so ``num_threads`` threads work and ``num_threads - 1`` are started here.
+pieces (a few per thread); each piece has its own step header (:mod:`sparring.kit.codegen`)
+and the compiled step is ``nogil``, so pieces run at once. The calling thread works too, so
+``num_threads`` threads step and ``num_threads - 1`` are started here.
 
-The handoff is two plain locks per worker (``go`` released by the caller, ``done``
-released by the worker): no queue, no futures, no Python objects built per step, so a
-step pays a few microseconds of wake-up, not the tens of a ``concurrent.futures`` pool.
-Workers block in ``acquire`` between steps and spend no CPU, so they can share cores with
-torch's threads when a rollout alternates inference and env steps (see the trainer's
-``env_threads``).
+Pieces are handed out on demand: every thread, the caller's included, takes the next
+piece from one shared iterator until none is left (``next`` on a list iterator is atomic
+under the GIL). A worker that the OS has not woken yet therefore costs nothing: the others
+take its share, so a busy machine degrades to the one-thread speed instead of waiting on a
+sleeping thread. The caller then waits only for pieces that a worker is running. Which
+thread runs a piece never changes a result: each piece writes only its own envs and its own
+episode-stat rows.
 
-Workers hold only the compiled function, their header and the shared box, never the env:
-when the env is collected, its pool is too, and a finalizer stops the threads.
+The handoff is a semaphore per worker (the caller releases it once per call) and a lock per
+piece (released by the worker that ran it, taken back by the caller): no queue, no futures.
+Workers block between calls and spend no CPU, so they share cores with torch's threads when a
+rollout alternates inference and env steps (see the trainer's ``env_threads``). Workers hold
+the compiled function, the headers and the shared box, never the env: when the env is
+collected, its pool is too, and a finalizer stops the threads.
 """
 
 from __future__ import annotations
@@ -24,24 +29,35 @@ import weakref
 
 
 class _Box:
-    """What the caller and its workers share: this step's argument, each worker's result, the stop flag."""
+    """What the caller and its workers share: this call's argument and pieces, each piece's result."""
 
-    def __init__(self, workers: int):
+    def __init__(self, pieces: int):
         self.arg = None
-        self.results: list = [None] * workers
+        self.tasks = iter(())
+        self.results: list = [None] * pieces
         self.stop = False
 
 
-def _work(fn, header, go: threading.Lock, done: threading.Lock, box: _Box, k: int) -> None:
+def _run_pieces(fn, headers, box: _Box, done: list | None) -> list[int]:
+    """Run pieces of ``box.tasks`` until none is left; the indices run (``done``: release each piece's lock)."""
+    ran = []
+    for k in box.tasks:
+        try:
+            box.results[k] = fn(headers[k], box.arg)
+        except BaseException as exc:  # handed to the caller, which raises it
+            box.results[k] = exc
+        ran.append(k)
+        if done is not None:
+            done[k].release()
+    return ran
+
+
+def _work(fn, headers, go: threading.Semaphore, done: list, box: _Box) -> None:
     while True:
         go.acquire()
         if box.stop:
             return
-        try:
-            box.results[k] = fn(header, box.arg)
-        except BaseException as exc:  # handed to the caller, which raises it
-            box.results[k] = exc
-        done.release()
+        _run_pieces(fn, headers, box, done)
 
 
 def _stop(box: _Box, gos: list, threads: list) -> None:
@@ -53,64 +69,58 @@ def _stop(box: _Box, gos: list, threads: list) -> None:
 
 
 class SlicePool:
-    """Call ``fn(headers[k], arg)`` for every k at once: k = 0 on the calling thread, the rest on workers.
+    """Call ``fn(headers[k], arg)`` for every piece k, on ``threads`` threads at once (the caller's one of them).
 
     ``fn`` must release the GIL (a ``nogil`` Numba function) for the calls to overlap.
-    :meth:`run` returns the results in header order and raises the first exception any
-    call raised, after every call has finished.
+    :meth:`run` returns the results in header order and raises the first exception any call
+    raised, after every call has finished.
     """
 
-    def __init__(self, fn, headers: list):
-        if len(headers) < 2:
-            raise ValueError(f"a SlicePool needs at least 2 headers (one per thread), got {len(headers)}")
-        self.fn, self.headers = fn, list(headers)
+    def __init__(self, fn, headers: list, threads: int):
+        if not 2 <= threads <= len(headers):
+            raise ValueError(f"a SlicePool needs 2 <= threads <= pieces ({len(headers)}), got {threads} threads")
+        self.fn, self.headers, self.threads = fn, list(headers), int(threads)
         self._start()
 
     def _start(self) -> None:
-        workers = len(self.headers) - 1
         self._pid = os.getpid()
-        self._box = _Box(workers)
-        self._go = [threading.Lock() for _ in range(workers)]
-        self._done = [threading.Lock() for _ in range(workers)]
-        for lock in (*self._go, *self._done):
-            lock.acquire()
-        self._threads = [
+        self._box = _Box(len(self.headers))
+        self._go = [threading.Semaphore(0) for _ in range(self.threads - 1)]
+        self._done = [threading.Lock() for _ in self.headers]
+        for lock in self._done:
+            lock.acquire()  # released by the worker that runs the piece, taken back by the caller
+        self._workers = [
             threading.Thread(
                 target=_work,
-                args=(self.fn, self.headers[k + 1], self._go[k], self._done[k], self._box, k),
+                args=(self.fn, self.headers, go, self._done, self._box),
                 name=f"sparring-step-{k + 1}",
                 daemon=True,
             )
-            for k in range(workers)
+            for k, go in enumerate(self._go)
         ]
-        for thread in self._threads:
+        for thread in self._workers:
             thread.start()
-        self._finalizer = weakref.finalize(self, _stop, self._box, self._go, self._threads)
-
-    @property
-    def size(self) -> int:
-        """Threads that work in a call, the caller's included."""
-        return len(self.headers)
+        self._finalizer = weakref.finalize(self, _stop, self._box, self._go, self._workers)
 
     def run(self, arg) -> list:
-        """Every slice's ``fn(header, arg)``, in header order."""
+        """Every piece's ``fn(header, arg)``, in header order."""
         if os.getpid() != self._pid:  # a forked child has the locks but not the threads
             self._finalizer.detach()
             self._start()
         box = self._box
         box.arg = arg
+        box.tasks = iter(range(len(self.headers)))
         for go in self._go:
             go.release()
-        try:
-            first = self.fn(self.headers[0], arg)
-        finally:
-            for done in self._done:
-                done.acquire()
-            box.arg = None
-        for result in box.results:
+        mine = set(_run_pieces(self.fn, self.headers, box, None))
+        for k, done in enumerate(self._done):
+            if k not in mine:
+                done.acquire()  # a worker ran piece k: wait until it finished
+        results, box.arg = list(box.results), None
+        for result in results:
             if isinstance(result, BaseException):
                 raise result
-        return [first, *box.results]
+        return results
 
     def close(self) -> None:
         """Stop the worker threads (also done when the pool is collected)."""

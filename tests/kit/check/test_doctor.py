@@ -29,6 +29,11 @@ def test_honest_toy_passes_every_check():
     } <= checks
 
 
+def test_determinism_compares_thread_counts():
+    finding = next(f for f in run(toys.Walk).findings if f.check == "determinism")
+    assert finding.status == "pass" and "1 vs 3 threads" in finding.message
+
+
 def test_squared_passes():
     report = check("squared", steps=500, audit_episodes=100)
     assert report.ok, report.text()

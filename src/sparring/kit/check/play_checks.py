@@ -92,11 +92,14 @@ def check_random_play(
             report.add(name, "pass", f"{passed[name]} over {steps} random steps x {num_envs} envs")
 
 
-def check_determinism(report: Report, cls, config: dict, steps: int, seed: int, wide: int = 64) -> None:
-    """Same seed and actions give byte-identical records: N=1 vs N=wide, and wide vs wide again."""
+def check_determinism(
+    report: Report, cls, config: dict, steps: int, seed: int, wide: int = 64, threads: int = 3
+) -> None:
+    """Same seed and actions give byte-identical records: N=1 vs N=wide, and ``wide`` envs stepped by one thread vs
+    by ``threads`` threads (which also runs the batch twice, so a kernel drawing from ``np.random`` diverges)."""
     one = BatchedEnv(cls, num_envs=1, seed=seed, **config)
     a = BatchedEnv(cls, num_envs=wide, seed=seed, **config)
-    b = BatchedEnv(cls, num_envs=wide, seed=seed, **config)
+    b = BatchedEnv(cls, num_envs=wide, seed=seed, num_threads=threads, **config)
     u = uniform_table(seed + 1, steps, a.rows, len(a.heads.sizes))
     agents = one.num_agents
     for t in range(steps + 1):
@@ -113,14 +116,24 @@ def check_determinism(report: Report, cls, config: dict, steps: int, seed: int, 
         if a.records.tobytes() != b.records.tobytes():
             i = int(np.argmax([x.tobytes() != y.tobytes() for x, y in zip(a.records, b.records)]))
             field = first_difference(a.records[i], b.records[i])
-            report.add("determinism", "fail", f"two identical runs diverge: field {field!r}", f"step {t}, env {i}")
+            report.add(
+                "determinism",
+                "fail",
+                f"the same batch on 1 and on {b.num_threads} threads diverges: field {field!r} (np.random in a "
+                "kernel, state shared between envs, or a kernel writing outside its own env?)",
+                f"step {t}, env {i}",
+            )
             return
         if t < steps:
             acts = allowed_actions(a.mask, a.heads.sizes, u[t])
             a.step(acts)
             b.step(allowed_actions(b.mask, b.heads.sizes, u[t]))
             one.step(allowed_actions(one.mask, one.heads.sizes, u[t, :agents]))
-    report.add("determinism", "pass", f"byte-identical records over {steps} steps (N=1 vs N={wide}, and repeated)")
+    report.add(
+        "determinism",
+        "pass",
+        f"byte-identical records over {steps} steps (N=1 vs N={wide}, and 1 vs {b.num_threads} threads)",
+    )
 
 
 def check_snapshots(
