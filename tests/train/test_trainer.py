@@ -88,3 +88,23 @@ def test_squared_learns_beyond_random_in_a_small_budget():
     # measured: 0.09 before, 0.62 after; a random walker reaches the target in about 0.13 of episodes
     assert before < 0.2
     assert after > 0.4 and after > before + 0.25, (before, after)
+
+
+def test_env_threads_train_the_same_run_as_one_thread():
+    runs = []
+    for env_threads in (1, 2):
+        trainer = Trainer("toy_match", tiny(num_envs=40, steps=40 * 2 * 16 * 3, env_threads=env_threads))
+        assert trainer.env.num_threads == env_threads  # 40 envs: three chunks of 16, so two threads fit
+        metrics = [trainer.iterate() for _ in range(3)]
+        runs.append((trainer.env.records.tobytes(), [m["loss/policy"] for m in metrics]))
+    assert runs[0] == runs[1]
+
+
+def test_env_threads_default_to_torch_threads_in_process_only():
+    from sparring.train.trainer import env_threads_for
+
+    assert env_threads_for(tiny(), 3) == 3
+    assert env_threads_for(tiny(env_threads=2), 3) == 2
+    assert env_threads_for(tiny(vec="multiprocess"), 3) == 1
+    with pytest.raises(ValueError, match="env threads \\(2\\) step the inprocess backend only"):
+        Trainer("toy_match", tiny(vec="multiprocess", env_threads=2))

@@ -13,14 +13,23 @@ def make_env(
     workers: int = 2,
     ray_address: str = "",
     keep_final: bool = False,
+    num_threads: int = 1,
     **config,
 ):
     """The env batch of the ``vec`` backend: ``inprocess`` (BatchedEnv), ``multiprocess``, or ``ray``
     (actors on the Ray cluster at ``ray_address``, or on a local Ray instance when it is empty).
     ``keep_final``: finished envs also write their final observation to ``final_obs`` (a rollout
-    bootstraps truncated episodes from it)."""
+    bootstraps truncated episodes from it). ``num_threads``: threads stepping the in-process batch
+    (the other backends split the batch over processes instead and take 1)."""
+    if vec != "inprocess" and num_threads != 1:
+        raise ValueError(
+            f"env threads ({num_threads}) step the inprocess backend only; with vec={vec!r} set train.env_threads "
+            "to 1 (or 0) and split the batch with train.workers"
+        )
     if vec == "inprocess":
-        return BatchedEnv(env_cls, num_envs=num_envs, seed=seed, keep_final=keep_final, **config)
+        return BatchedEnv(
+            env_cls, num_envs=num_envs, seed=seed, keep_final=keep_final, num_threads=num_threads, **config
+        )
     if vec == "multiprocess":
         from sparring.train.vec import MultiprocessEnv
 

@@ -60,6 +60,12 @@ class TrainConfig:
     )
     ray_address: str = knob("", "Ray cluster address for vec=ray (empty: start a local Ray instance).")
     threads: int = knob(0, "Torch CPU threads (0: all cores but one, at least one).", low=0)
+    env_threads: int = knob(
+        0,
+        "Threads stepping the env batch (vec=inprocess; results are the same bytes for any count). 0: as many as "
+        "torch's threads, which is safe because a rollout alternates inference and env steps, never both at once.",
+        low=0,
+    )
     checkpoint_s: float = knob(30.0, "Seconds between checkpoints (0: after every update).", low=0)
     keep_checkpoints: int = knob(3, "Newest checkpoints to keep in the run folder.", low=1)
     pool_size: int = knob(8, "Self-play: past policies kept in the opponent pool.", low=1)

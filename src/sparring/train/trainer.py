@@ -35,6 +35,19 @@ def pick_device(name: str) -> torch.device:
     return torch.device(name)
 
 
+def env_threads_for(cfg: TrainConfig, torch_threads: int) -> int:
+    """Threads for the env batch: ``cfg.env_threads``, or with 0 the torch thread count (1 unless vec=inprocess).
+
+    Torch and the env share the cores by taking turns: in a rollout, inference for step t runs,
+    then the env steps, then inference for step t + 1; the update uses torch alone. So each may
+    use every core it is given without the two oversubscribing the machine. The other backends
+    split the batch over processes (train.workers) and step each slice on one thread.
+    """
+    if cfg.env_threads:
+        return cfg.env_threads
+    return torch_threads if cfg.vec == "inprocess" else 1
+
+
 class Trainer:
     """PPO on the env registered as ``env_name``.
 
@@ -61,7 +74,11 @@ class Trainer:
         torch.manual_seed(cfg.seed)
         # auto leaves a core to the env step and the OS: two busy torch threads on two cores stall
         # each other whenever anything else runs, which costs far more than the second thread gains
-        torch.set_num_threads(cfg.threads or max(1, (os.cpu_count() or 1) - 1))
+        torch_threads = cfg.threads or max(1, (os.cpu_count() or 1) - 1)
+        torch.set_num_threads(torch_threads)
+        # env threads may use the same cores: a rollout runs inference, then an env step, never both at
+        # once, and the env's workers sleep (no spinning) between steps; see env_threads_for
+        self.env_threads = env_threads_for(cfg, torch_threads)
         self.device = pick_device(cfg.device)
         env_cls = registry.get(env_name)
         self.opponent_name, self.seats = opponent, dict(seats or {})
@@ -73,7 +90,15 @@ class Trainer:
         starts = load_start_states(cfg.curriculum, env_cls, env_config) if cfg.curriculum else None  # checked too
         # keep_final: truncated episodes bootstrap from their final observation (see train.rollout)
         self.env = make_env(
-            env_cls, cfg.num_envs, cfg.seed, cfg.vec, cfg.workers, cfg.ray_address, keep_final=True, **env_config
+            env_cls,
+            cfg.num_envs,
+            cfg.seed,
+            cfg.vec,
+            cfg.workers,
+            cfg.ray_address,
+            keep_final=True,
+            num_threads=self.env_threads,
+            **env_config,
         )
         self.policy = policy_for(self.env, cfg).to(self.device)
         self.policy.heads.to(self.device)
