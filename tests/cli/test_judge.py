@@ -41,3 +41,32 @@ def test_a_bad_brain_is_one_line_naming_what_is_valid(tmp_path, capsys, argv, na
     assert main(["judge", *argv, "--out", str(out)]) == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and names in lines[0] and not out.exists(), lines
+
+
+def test_emergence_prints_its_blocks_and_writes_its_plots(tmp_path, capsys):
+    folder = tmp_path / "run" / "emergence"
+    argv = ["judge", "town", "--brain", "scripted:planner:0.3", "--background", "scripted:planner", "--episodes", "8"]
+    assert main([*argv, "--num-envs", "8", "--env.days", "1", "--emergence", str(folder)]) == 0
+    text = capsys.readouterr().out
+    for block in ("specialization: work entropy", "trade network:", "prices: mean price", "goal rate per character"):
+        assert block in text
+    pngs = sorted(p.name for p in folder.iterdir())
+    assert pngs == ["goal_rates.png", "prices.png", "specialization.png", "trade_network.png", "work.png"]
+    assert all((folder / p).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
+
+
+@pytest.mark.parametrize(
+    "argv, names",
+    [
+        (
+            ["duel", "--brain", "random", "--emergence", "{tmp}/e"],
+            "--emergence (work, trades, prices) is measured in town",
+        ),
+        (["town", "--brain", "random", "--emergence", "{tmp}/r.json"], "is a file; give a folder"),
+    ],
+)
+def test_emergence_needs_town_and_a_folder(tmp_path, capsys, argv, names):
+    (tmp_path / "r.json").write_text("{}")
+    assert main(["judge", *(a.replace("{tmp}", str(tmp_path)) for a in argv)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and names in lines[0] and not (tmp_path / "e").exists(), lines

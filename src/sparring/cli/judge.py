@@ -19,6 +19,8 @@ def cmd_judge(args, extra) -> int:
 
     if args.out:
         check_output(args.out, "--out")
+    if args.emergence:
+        check_folder(args.emergence)
     with Progress(f"judge {args.env}") as progress:
         report = judge(
             args.env,
@@ -31,14 +33,30 @@ def cmd_judge(args, extra) -> int:
             greedy=args.greedy,
             env_overrides=env_overrides(extra),
             progress=progress,
+            emergence=bool(args.emergence),
         )
+        if args.emergence:
+            from sparring.evaluate.emergence_plots import write_emergence_plots
+
+            progress.status("drawing the emergence plots")
+            report["plots"] = write_emergence_plots(report, args.emergence)
     if args.out:
         with atomic_file(args.out) as fh:
             json.dump(report, fh, indent=1)
     print(json.dumps(report, indent=1) if args.json else format_judge(report))
     if args.out and not args.json:
         print(f"report: {args.out}")
+    if args.emergence and not args.json:
+        print(f"plots: {', '.join(report['plots'])}")
     return 0
+
+
+def check_folder(folder: str) -> None:
+    """``--emergence DIR`` is a folder or can be made one: not an existing file."""
+    import os
+
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise ValueError(f"--emergence {folder!r} is a file; give a folder for the plots (made if missing)")
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -66,6 +84,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=12345)
     p.add_argument("--num-envs", type=count(1), default=256, help="envs played at once")
     p.add_argument("--greedy", action="store_true", help="checkpoints take their most likely actions")
+    p.add_argument(
+        "--emergence",
+        metavar="DIR",
+        help="town: also measure emergence (work, division of labour, trade network, prices, goal rate per "
+        "character), print it and write its PNG plots into DIR (e.g. RUN/emergence)",
+    )
     p.add_argument("--out", metavar="FILE", help="also write the report as JSON to FILE")
     p.add_argument("--json", action="store_true", help="print the report as JSON instead of tables")
     p.set_defaults(fn=cmd_judge)

@@ -32,10 +32,12 @@ def judge(
     greedy: bool = False,
     env_overrides: dict | None = None,
     progress=None,
+    emergence: bool = False,
 ) -> dict:
     """The judge's report for ``env_name``: ``episodes`` games per pair of ``brains`` (two-seat envs), or towns
     per (focal brain, background brain) pairing, ``backgrounds`` defaulting to ``brains`` and the focal brain
-    playing ``focal`` characters (default half). ``greedy`` makes checkpoints take their most likely actions."""
+    playing ``focal`` characters (default half). ``greedy`` makes checkpoints take their most likely actions;
+    ``emergence`` (town only) adds each pairing's emergence figures (:mod:`sparring.evaluate.emergence`)."""
     env_cls = registry.get(env_name)
     for flag, specs in (("--brain", brains), ("--background", backgrounds or [])):
         for spec in specs:
@@ -52,8 +54,12 @@ def judge(
         raise ValueError("give the brains to judge with --brain SPEC (repeated)")
     config = _every_seat_outside(env_cls, dict(env_overrides or {}))
     shared = dict(seed=seed, num_envs=num_envs, greedy=greedy, progress=progress)
+    if emergence and not issubclass(env_cls, Town):
+        raise ValueError(f"--emergence (work, trades, prices) is measured in town, not in {env_name!r}")
     if issubclass(env_cls, Town):
-        return judge_town(env_cls, config, brains, backgrounds or brains, episodes, focal, **shared)
+        return judge_town(
+            env_cls, config, brains, backgrounds or brains, episodes, focal, **shared, emergence=emergence
+        )
     if env_cls.num_agents == 2:
         if backgrounds or focal is not None:
             raise ValueError(

@@ -3,6 +3,7 @@ their 95% intervals, and the ratings table."""
 
 from __future__ import annotations
 
+from sparring.evaluate.emergence_tables import format_emergence
 from sparring.evaluate.ratings import format_ratings
 
 
@@ -87,6 +88,9 @@ def _town(report: dict) -> str:
         )
     lines += [
         "ratings (openskill Plackett-Luce; each town as paired games of a focal and a background character, "
-        "won by the one who completed its goal when the other did not; ranked by mu - 3 sigma)"
+        "won by the one who completed its goal when the other did not; ranked by mu - 3 sigma)",
+        format_ratings(report["ratings"]),
     ]
-    return "\n".join(lines + [format_ratings(report["ratings"])])
+    if all("emergence" in p for p in report["pairings"]):
+        lines.append(format_emergence(report, number))
+    return "\n".join(lines)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from sparring.evaluate.bootstrap import bootstrap_ci
+from sparring.evaluate.emergence import emergence as emergence_figures
 from sparring.evaluate.matchup import batch_size, play_pair
 from sparring.evaluate.ratings import rate
 from sparring.evaluate.town_tally import TownTally
@@ -44,10 +45,13 @@ def judge_town(
     num_envs: int = 256,
     greedy: bool = False,
     progress=None,
+    emergence: bool = False,
 ) -> dict:
     """Every focal brain against every background brain (player specs), ``episodes`` towns each, the focal
     brain on ``focal_count`` characters (default: half). ``config`` must leave every character to be played
-    from outside. Returns the pairings' figures, the cross-play matrix and the ratings of every brain."""
+    from outside. Returns the pairings' figures, the cross-play matrix and the ratings of every brain;
+    ``emergence`` adds each pairing's work, division of labour, trade network, prices and goal rates per
+    character (:mod:`sparring.evaluate.emergence`)."""
     n = env_cls.num_agents
     k = n // 2 if focal_count is None else focal_count
     if not 1 <= k <= n - 1:
@@ -70,6 +74,9 @@ def judge_town(
         chars = tally.arrays()
         mine = first[envs]
         results.append(_pairing(env_cls, f, b, data, chars, mine))
+        if emergence:
+            progress.status(f"measuring emergence in {label}")
+            results[-1]["emergence"] = emergence_figures(chars, mine, seed=seed)
         if f != b:
             games.append(_paired_games(brains.index(f), brains.index(b), chars["goal"], mine, rng))
     a, b, score = (np.concatenate(part) for part in zip(*games)) if games else ([], [], [])
