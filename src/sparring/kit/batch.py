@@ -339,8 +339,7 @@ class BatchedEnv:
         return -1 - ended
 
     def _drain_info(self) -> dict:
-        acc = self._acc_total.tolist()
-        self._acc_total[:] = 0.0
+        acc = self._acc_total.tolist()  # this step's sums (sum_chunks overwrites them at each step that ends episodes)
         n = acc[0]
         info = {"episodes": int(n)}
         for key, k in self._mean_keys:

@@ -91,6 +91,10 @@ def batch_step(h, actions):
         bad = first_bad_action(actions, borrowed(h[H_SIZES], (h[H_HEADS],), np.int32))
         if bad >= 0:
             return bad
+    # an env's rows as views at computed addresses: a slice would clamp its bounds first (about 1.3x on squared)
+    heads, obs_size, mask_size = actions.shape[1], h[H_OBS_SIZE], h[H_MASK_SIZE]
+    at_actions, at_rew, at_term, at_trunc = actions.ctypes.data, h[H_REW], h[H_TERM], h[H_TRUNC]
+    at_obs, at_mask, obs_row = h[H_OBS], h[H_MASK], obs_size * obs.itemsize
     ended_count = 0
     for i in range(h[H_LO], h[H_HI]):
         s = recs[i]
@@ -104,7 +108,14 @@ def batch_step(h, actions):
             term[a] = False
             trunc[a] = False
         s.tick += 1
-        _step(s, cfg, actions[lo:hi], rew[lo:hi], term[lo:hi], trunc[lo:hi])
+        _step(
+            s,
+            cfg,
+            borrowed(at_actions + lo * heads * 4, (A, heads), np.int32),
+            borrowed(at_rew + lo * 4, (A,), np.float32),
+            borrowed(at_term + lo, (A,), np.bool_),
+            borrowed(at_trunc + lo, (A,), np.bool_),
+        )
         ended = True
         total = 0.0
         ep_return = s.ep_return
@@ -137,7 +148,12 @@ def batch_step(h, actions):
                     recs[i] = blank[0]
                     s.rng = state
                     _reset(s, cfg)
-        _observe(s, cfg, obs[lo:hi], mask[lo:hi])
+        _observe(
+            s,
+            cfg,
+            borrowed(at_obs + lo * obs_row, (A, obs_size), OBS),
+            borrowed(at_mask + lo * mask_size, (A, mask_size), np.bool_),
+        )
     if whole and ended_count > 0:
         sum_chunks(acc)
     return -1 - ended_count
@@ -171,12 +187,14 @@ def header_index(name: str) -> int:
 
 @numba.njit(cache=True, nogil=True)
 def sum_chunks(acc):
-    """Add the per-chunk rows of ``acc`` (all but the last) into its last row, in chunk order, and zero them.
+    """Set the last row of ``acc`` to the sum of the per-chunk rows above it, in chunk order, and zero them.
 
     Each chunk of ``CHUNK`` envs sums its own ended episodes, so the totals are the same
     bits however the envs are split between threads.
     """
     last = acc.shape[0] - 1
+    for k in range(acc.shape[1]):
+        acc[last, k] = 0.0
     for c in range(last):
         for k in range(acc.shape[1]):
             acc[last, k] += acc[c, k]
