@@ -13,8 +13,10 @@ sleeping thread. The caller then waits only for pieces that a worker is running.
 thread runs a piece never changes a result: each piece writes only its own envs and its own
 episode-stat rows.
 
-The handoff is a semaphore per worker (the caller releases it once per call) and a lock per
-piece (released by the worker that ran it, taken back by the caller): no queue, no futures.
+The handoff is a lock per worker (the caller releases it for each call unless a wake-up from an
+earlier call is still pending; a pending one serves as well, since the worker reads the current
+pieces when it wakes) and a lock per piece (released by the worker that ran it, taken back by
+the caller): plain C locks, no queue, no futures.
 Workers block between calls and spend no CPU, so they share cores with torch's threads when a
 rollout alternates inference and env steps (see the trainer's ``env_threads``). Workers hold
 the compiled function, the headers and the shared box, never the env: when the env is
@@ -52,7 +54,7 @@ def _run_pieces(fn, headers, box: _Box, done: list | None) -> list[int]:
     return ran
 
 
-def _work(fn, headers, go: threading.Semaphore, done: list, box: _Box) -> None:
+def _work(fn, headers, go: threading.Lock, done: list, box: _Box) -> None:
     while True:
         go.acquire()
         if box.stop:
@@ -63,7 +65,8 @@ def _work(fn, headers, go: threading.Semaphore, done: list, box: _Box) -> None:
 def _stop(box: _Box, gos: list, threads: list) -> None:
     box.stop = True
     for go in gos:
-        go.release()
+        if go.locked():
+            go.release()
     for thread in threads:
         thread.join(timeout=1.0)
 
@@ -85,10 +88,10 @@ class SlicePool:
     def _start(self) -> None:
         self._pid = os.getpid()
         self._box = _Box(len(self.headers))
-        self._go = [threading.Semaphore(0) for _ in range(self.threads - 1)]
+        self._go = [threading.Lock() for _ in range(self.threads - 1)]
         self._done = [threading.Lock() for _ in self.headers]
-        for lock in self._done:
-            lock.acquire()  # released by the worker that runs the piece, taken back by the caller
+        for lock in (*self._go, *self._done):
+            lock.acquire()  # go: released by the caller to wake a worker; done: by the worker that runs the piece
         self._workers = [
             threading.Thread(
                 target=_work,
@@ -111,7 +114,8 @@ class SlicePool:
         box.arg = arg
         box.tasks = iter(range(len(self.headers)))
         for go in self._go:
-            go.release()
+            if go.locked():  # else the worker has not taken the last wake-up yet: it will see these pieces
+                go.release()
         mine = set(_run_pieces(self.fn, self.headers, box, None))
         for k, done in enumerate(self._done):
             if k not in mine:
