@@ -127,6 +127,8 @@ def main() -> None:
     parser.add_argument("--against", metavar="REV", help="also measure git revision REV's sparring (before/after)")
     parser.add_argument("--rounds", type=int, default=1, help="with --against: turns per side (median)")
     args = parser.parse_args()
+    if args.rounds < 1:
+        parser.error(f"--rounds must be at least 1, got {args.rounds}")
     names = [args.only] if args.only else list(POLICIES)
     if args.against:
         compare(args, names)
