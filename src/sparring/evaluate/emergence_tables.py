@@ -36,7 +36,8 @@ def format_emergence(report: dict, number: dict) -> str:
         "specialization: work entropy of a character (0: one skill, 1: all three equally; over those who worked); "
         "division of labour I(character; skill) / H(skill) per town, and the same with the town's work shuffled "
         "among its characters",
-        f"  {'focal  among':<13} {'entropy focal':>18} {'entropy background':>19} {'division':>18} {'shuffled':>18}",
+        f"  {'focal  among':<13} {'entropy focal':>18} {'entropy background':>19} {'division':>18} {'shuffled':>18} "
+        "towns with a division (work at two skills or more)",
     ]
     for p in pairings:
         em = p["emergence"]
@@ -44,7 +45,7 @@ def format_emergence(report: dict, number: dict) -> str:
         lines.append(
             f"  {tag[id(p)]} {_mean(work.get('focal', {}).get('entropy')):>18} "
             f"{_mean(work.get('background', {}).get('entropy')):>19} {_mean(dol['mean']):>18} "
-            f"{_mean(dol['shuffled']):>18}"
+            f"{_mean(dol['shuffled']):>18} {dol['towns']:>6} of {em['towns']}"
         )
     lines.append(f"work shares ({'/'.join(SKILL_NAMES)}): by group and by goal")
     for p in pairings:
