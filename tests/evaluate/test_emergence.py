@@ -50,6 +50,8 @@ def test_the_report_s_parts_add_up(played):
     net = report["trade_network"]
     flows = sum(f["mean"] for f in net["between_groups"].values())
     assert flows == pytest.approx(net["per_town"]["mean"]) and np.sum(net["pairs"]) == len(chars["trade_log"])
+    assert np.sum(net["roles_per_town"]) == pytest.approx(net["per_town"]["mean"])  # every trade, by its roles
+    assert sum(net["characters_per_role"]) == pytest.approx(8) and net["roles"][0] == "focal rich"
     prices = report["prices"]
     for good in ("wheat", "bread", "wood"):
         g = prices[good]

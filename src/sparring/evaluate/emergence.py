@@ -18,8 +18,10 @@ The figures, for the focal and the background characters apart where a town has 
   **shuffled** one: the same acts with their skills shuffled among the town's characters
   (keeping each character's count and each skill's), the division a town of characters who
   took their work at random would show. Means over towns with bootstrap intervals;
-- the **trade network**: trades per town from seller to buyer, by character and between the
-  groups (focal to focal, focal to background, ...), with bootstrap intervals over towns; gifts
+- the **trade network**: trades per town from seller to buyer, by character (seat) and between
+  the groups (focal to focal, focal to background, ...), with bootstrap intervals over towns, and
+  between roles, a role being a group and a goal (``focal rich``, ``background house``, ...):
+  goals are drawn per town, so who trades with whom by goal shows roles a seat cannot; gifts
   and talk per town likewise;
 - **prices over time**: per good, the mean price of a trade per window of ``window`` ticks
   (with the count and a bootstrap interval over the window's trades), per day, and the trend,
@@ -65,7 +67,7 @@ def emergence(chars: dict, focal: np.ndarray, window: int = DAY // 4, seed: int 
             "mean": _mean([d[0] for d in kept]),
             "shuffled": _mean([d[1] for d in kept]),
         },
-        "trade_network": _network(chars["trade_pairs"], groups),
+        "trade_network": {**_network(chars["trade_pairs"], groups), **_roles(chars, focal)},
         "gifts_per_town": _mean(chars["gift_pairs"].sum((1, 2))),
         "talk_per_town": _mean(chars["talk_pairs"].sum((1, 2))),
         "prices": _prices(chars["trade_log"], window),
@@ -156,6 +158,21 @@ def _network(pairs: np.ndarray, groups: dict) -> dict:
                 flows = (pairs * (mask[:, :, None] & other[:, None, :])).sum((1, 2))
                 between[f"{g}->{h}"] = _mean(flows)
     return {"per_town": _mean(pairs.sum((1, 2))), "between_groups": between, "pairs": pairs.sum(0).tolist()}
+
+
+def _roles(chars: dict, focal: np.ndarray) -> dict:
+    """Trades per town from seller role to buyer role, a role being a group and a goal (``focal rich``, ...), and
+    the characters per town in each role: who trades with whom when the seats' goals change from town to town."""
+    pairs, role = chars["trade_pairs"], np.where(focal, 0, len(GOAL_NAMES)) + chars["goal_kind"]
+    size = 2 * len(GOAL_NAMES)
+    e, seller, buyer = np.nonzero(pairs)
+    flows = np.zeros((size, size))
+    np.add.at(flows, (role[e, seller], role[e, buyer]), pairs[e, seller, buyer])
+    return {
+        "roles": [f"{g} {name}" for g in ("focal", "background") for name in GOAL_NAMES],
+        "roles_per_town": (flows / len(pairs)).tolist(),
+        "characters_per_role": (np.bincount(role.ravel(), minlength=size) / len(pairs)).tolist(),
+    }
 
 
 def _trend(ticks: np.ndarray, prices: np.ndarray) -> dict | None:

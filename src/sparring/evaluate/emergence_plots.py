@@ -3,8 +3,8 @@
 - ``specialization.png``: how concentrated each group's work is (work entropy) and how divided a town's work is
   (division of labour, against the same work shuffled among the characters), per pairing;
 - ``work.png``: the share of work at each skill, for the focal and the background characters and by goal;
-- ``trade_network.png``: who sold to whom, per pairing: arrows between the characters, as wide as their trades
-  per town;
+- ``trade_network.png``: who sold to whom by role (a group and a goal, e.g. focal house), per pairing: arrows as
+  wide as their trades per town (goals are drawn per town, so roles show what seats cannot);
 - ``prices.png``: the mean price of a trade per good over the episode, per pairing, with the market's prices;
 - ``goal_rates.png``: each character's goal rate, when focal and when background, per pairing.
 
@@ -14,7 +14,6 @@ and error bars are the report's 95% intervals.
 
 from __future__ import annotations
 
-import math
 import os
 
 import numpy as np
@@ -35,8 +34,14 @@ def _figure(width: float, height: float):
     return fig
 
 
+def _short(spec: str) -> str:
+    """A brain's name for a plot: a checkpoint by its run folder's name, not its whole path."""
+    kind, _, path = spec.partition(":")
+    return f"checkpoint:{os.path.basename(os.path.normpath(path))}" if kind == "checkpoint" else spec
+
+
 def _label(p: dict) -> str:
-    return f"{p['focal_brain']}\namong {p['background_brain']}"
+    return f"{_short(p['focal_brain'])}\namong {_short(p['background_brain'])}"
 
 
 def _grid(fig, report: dict) -> dict:
@@ -55,26 +60,25 @@ def _err(figures: list) -> tuple[list, np.ndarray]:
 
 
 def specialization_figure(report: dict):
-    """Work entropy per group and division of labour (observed and shuffled) per pairing."""
+    """Work entropy per group and division of labour (observed and shuffled) per pairing, a row per pairing."""
     pairings = report["pairings"]
-    fig = _figure(max(8.0, 2.2 * len(pairings) + 2), 4.6)
-    left, right = fig.subplots(1, 2)
-    x = np.arange(len(pairings))
+    fig = _figure(12.0, 1.8 + 0.55 * len(pairings))
+    left, right = fig.subplots(1, 2, sharey=True)
+    y = np.arange(len(pairings))[::-1]
     for k, (group, colour) in enumerate(GROUPS.items()):
         means, err = _err([p["emergence"]["work"].get(group, {}).get("entropy") for p in pairings])
-        left.bar(x + (k - 0.5) * 0.38, means, 0.38, yerr=err, color=colour, label=group, capsize=3)
+        left.barh(y - (k - 0.5) * 0.38, means, 0.38, xerr=err, color=colour, label=group, capsize=2)
     left.set_title("Work entropy per character\n(0: one skill, 1: all three equally)", fontsize=9)
-    left.set_ylim(0, 1)
     for k, (key, colour, label) in enumerate(
         (("mean", "#59a14f", "observed"), ("shuffled", "#bab0ac", "work shuffled among the town"))
     ):
         means, err = _err([p["emergence"]["division_of_labour"][key] for p in pairings])
-        right.bar(x + (k - 0.5) * 0.38, means, 0.38, yerr=err, color=colour, label=label, capsize=3)
+        right.barh(y - (k - 0.5) * 0.38, means, 0.38, xerr=err, color=colour, label=label, capsize=2)
     right.set_title("Division of labour per town\nI(character; skill) / H(skill)", fontsize=9)
-    right.set_ylim(0, 1)
+    left.set_yticks(y, [_label(p).replace("\n", " ") for p in pairings], fontsize=7)
     for ax in (left, right):
-        ax.set_xticks(x, [_label(p) for p in pairings], fontsize=7)
-        ax.legend(fontsize=8)
+        ax.set_xlim(0, 1)
+        ax.legend(fontsize=7, loc="lower right")
     fig.suptitle(f"{report['env']}: specialization, {report['episodes_per_pairing']} towns per pairing (95% CI)")
     fig.tight_layout()
     return fig
@@ -104,44 +108,46 @@ def work_figure(report: dict):
 
 
 def network_figure(report: dict):
-    """Who sold to whom: the characters on a circle, an arrow per seller and buyer, as wide as their trades per
-    town, one panel per pairing."""
+    """Who sold to whom by role (group and goal): the roles on a circle, focal at left and background at right, an
+    arrow per seller and buyer role as wide as their trades per town, one panel per pairing."""
     rows, cols = len(report["focal"]), len(report["backgrounds"])
-    fig = _figure(max(7.0, 4.2 * cols), 4.2 * rows)
+    fig = _figure(max(7.0, 4.4 * cols), 4.4 * rows)
     axes = _grid(fig, report)
-    names = [c["name"] for c in report["pairings"][0]["emergence"]["characters"]]
-    n = len(names)
-    turn = 2 * math.pi * np.arange(n) / n
-    xy = np.stack([np.sin(turn), np.cos(turn)], 1)
     for p in report["pairings"]:
         ax, em = axes[p["focal_brain"], p["background_brain"]], p["emergence"]
-        per_town = np.array(em["trade_network"]["pairs"], np.float64) / em["towns"]
-        top = per_town.max() if per_town.max() > 0 else 1.0
-        for a, b in zip(*np.nonzero(per_town)):
+        net = em["trade_network"]
+        flows, present = np.array(net["roles_per_town"]), np.array(net["characters_per_role"])
+        turn = np.pi * (np.arange(len(present)) + 0.5) / len(present) * 2
+        xy = np.stack([-np.sin(turn), np.cos(turn)], 1)  # focal roles down the left, background up the right
+        top = flows.max() if flows.max() > 0 else 1.0
+        for a, b in zip(*np.nonzero(flows)):
+            if a == b:
+                continue
             ax.annotate(
                 "",
-                xy=xy[b] * 0.88,
-                xytext=xy[a] * 0.88,
+                xy=xy[b] * 0.85,
+                xytext=xy[a] * 0.85,
                 arrowprops={
                     "arrowstyle": "-|>",
                     "color": "#4e79a7",
-                    "lw": 0.3 + 4.0 * per_town[a, b] / top,
+                    "lw": 0.3 + 5.0 * flows[a, b] / top,
                     "alpha": 0.75,
-                    "connectionstyle": "arc3,rad=0.12",
-                    "shrinkA": 6,
-                    "shrinkB": 6,
+                    "connectionstyle": "arc3,rad=0.15",
+                    "shrinkA": 8,
+                    "shrinkB": 8,
                 },
             )
-        ax.scatter(xy[:, 0], xy[:, 1], s=260, color="#f0c030", zorder=3)
-        for k, name in enumerate(names):
-            ax.text(xy[k, 0] * 1.18, xy[k, 1] * 1.18, name, ha="center", va="center", fontsize=7)
-        trades = em["trade_network"]["per_town"]
-        ax.set_title(f"{_label(p).replace(chr(10), ' ')}\n{trades['mean']:.1f} trades per town", fontsize=8)
-        ax.set_xlim(-1.4, 1.4)
-        ax.set_ylim(-1.4, 1.4)
+        colours = [GROUPS["focal" if r.startswith("focal") else "background"] for r in net["roles"]]
+        ax.scatter(xy[:, 0], xy[:, 1], s=80 + 160 * present, color=colours, zorder=3)
+        for k, role in enumerate(net["roles"]):
+            label = f"{role}\n{present[k]:.1f} each town" + (f", {flows[k, k]:.1f} within" if flows[k, k] else "")
+            ax.text(xy[k, 0], xy[k, 1] - 0.14, label, ha="center", va="top", fontsize=6)
+        ax.set_title(f"{_label(p).replace(chr(10), ' ')}\n{net['per_town']['mean']:.1f} trades per town", fontsize=8)
+        ax.set_xlim(-1.6, 1.6)
+        ax.set_ylim(-1.5, 1.5)
         ax.set_aspect("equal")
         ax.axis("off")
-    fig.suptitle(f"{report['env']}: trades from seller to buyer\n(width: trades per town, seats pooled over towns)")
+    fig.suptitle(f"{report['env']}: trades from seller to buyer by role (group and goal), width: trades per town")
     fig.tight_layout()
     return fig
 

@@ -66,6 +66,16 @@ def format_emergence(report: dict, number: dict) -> str:
         ]
         cells = [_mean(net["per_town"], 1), *(_mean(f, 1) for f in flows), _mean(em["gifts_per_town"], 1)]
         lines.append(f"  {tag[id(p)]} " + " ".join(f"{c:>17}" for c in cells) + f" {_mean(em['talk_per_town'], 1):>19}")
+    lines.append("the largest trade flows by role (group and goal): seller role -> buyer role, trades per town")
+    for p in pairings:
+        net = p["emergence"]["trade_network"]
+        flows = [
+            (value, f"{net['roles'][a]} -> {net['roles'][b]} {value:.2f}")
+            for a, row in enumerate(net["roles_per_town"])
+            for b, value in enumerate(row)
+            if value > 0
+        ]
+        lines.append(f"  {tag[id(p)]} " + ";  ".join(text for _, text in sorted(flows, reverse=True)[:3]))
     lines.append(
         "prices: mean price of a trade per good, per day, and its trend in coins per day (least squares, 95% CI); "
         "what the market pays and charges"
