@@ -1,0 +1,148 @@
+"""Cold and warm start of every env, before and after a change: the compile table per env.
+
+    python benchmarks/compile_times.py [--before REV] [--envs duel,town] [--repeats 3] [--warm-repeats 3]
+
+Every figure comes from a fresh subprocess that imports sparring, makes 64 envs and steps them once
+("first step": reset and step compiled, what `sparring train` and `sparring bench` wait for), then
+refreshes the observations and runs every scripted policy once ("all": what `sparring warm`
+compiles). Cold runs start from an empty NUMBA_CACHE_DIR; warm runs reuse the cache their cold run
+filled. Times are seconds from the probe's first line (its imports included) to the end of each
+stage; CPU seconds of the probe are printed beside wall seconds, since on a loaded machine they move
+less. "before" is the source of git revision REV (default: the last commit before issue 24's speed
+work), exported with `git archive` to a temporary folder and put first on PYTHONPATH; "after" is
+this checkout's src/. Runs alternate between the two, env by env, so a change of the machine's load
+hits both; each cell is the median over the repeats.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+BEFORE = "a9ded0b0e89195bb8723771cea58316d8c73e8b0"  # the last commit before issue 24's speed work
+STAGES = ("first_step", "all")
+
+_PROBE = """
+import json, sys, time
+wall, cpu = time.perf_counter(), time.process_time()
+import numpy as np
+import sparring
+from sparring.kit.registry import get
+marks = {}
+def mark(stage):
+    marks[stage] = (time.perf_counter() - wall, time.process_time() - cpu)
+cls = get(sys.argv[1])
+marks["import"] = (time.perf_counter() - wall, time.process_time() - cpu)
+env = sparring.kit.BatchedEnv(cls, num_envs=int(sys.argv[2]))
+env.step(np.zeros((env.rows, len(env.heads.sizes)), np.int32))
+mark("first_step")
+env.restore(None, env.snapshot())
+for name in cls.scripted:
+    env.scripted_actions(name)
+mark("all")
+print(json.dumps(marks))
+"""
+
+
+def export_source(rev: str, into: str) -> str:
+    """The ``src`` folder of git revision ``rev`` written under ``into``; returns its path."""
+    try:
+        tar = subprocess.run(
+            ["git", "-C", str(REPO), "archive", "--format=tar", rev, "src"], capture_output=True, check=True
+        ).stdout
+    except subprocess.CalledProcessError as exc:
+        raise SystemExit(f"compile_times: cannot export --before {rev!r}: {exc.stderr.decode().strip()}") from None
+    with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
+        archive.extractall(into, filter="data")
+    return os.path.join(into, "src")
+
+
+def probe(src: str, env: str, cache: str, num_envs: int) -> dict:
+    """One fresh process on the sources in ``src`` with Numba cache ``cache``: (wall, cpu) seconds per stage."""
+    envvars = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": src}
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, env, str(num_envs)], env=envvars, capture_output=True, text=True
+    )
+    if out.returncode != 0:
+        raise SystemExit(f"compile_times: {env} failed on {src}:\n{out.stderr.strip()[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def measure(sides: dict[str, str], envs: list[str], repeats: int, warm_repeats: int, num_envs: int) -> dict:
+    """``{(env, side): {"cold": [marks...], "warm": [marks...]}}``, sides alternating env by env."""
+    runs = {(env, side): {"cold": [], "warm": []} for env in envs for side in sides}
+    with tempfile.TemporaryDirectory() as scratch:
+        for r in range(repeats):
+            for env in envs:
+                order = list(sides) if r % 2 == 0 else list(sides)[::-1]
+                for side in order:
+                    cache = tempfile.mkdtemp(dir=scratch)
+                    runs[env, side]["cold"].append(probe(sides[side], env, cache, num_envs))
+                    if r == 0:
+                        for _ in range(warm_repeats):
+                            runs[env, side]["warm"].append(probe(sides[side], env, cache, num_envs))
+                    print(f"  {env} {side} run {r + 1}/{repeats} done", file=sys.stderr, flush=True)
+    return runs
+
+
+def median(marks: list[dict], stage: str) -> tuple[float, float]:
+    """Median (wall, cpu) seconds of ``stage`` over runs."""
+    return statistics.median(m[stage][0] for m in marks), statistics.median(m[stage][1] for m in marks)
+
+
+def table(runs: dict, sides: list[str], envs: list[str]) -> str:
+    """The compile table: per env and side, cold and warm wall (cpu) seconds per stage, and after/before."""
+    cols = [(kind, stage) for kind in ("cold", "warm") for stage in STAGES]
+    head = "".join(f"{kind + ' ' + stage.replace('_', ' '):>20}" for kind, stage in cols)
+    lines = [f"{'env':<10}{'side':<8}{head}   (wall s, cpu s in brackets)"]
+    for env in envs:
+        cells = {side: [median(runs[env, side][kind], stage) for kind, stage in cols] for side in sides}
+        for side in sides:
+            lines.append(f"{env:<10}{side:<8}" + "".join(f"{f'{w:.2f} ({c:.2f})':>20}" for w, c in cells[side]))
+        if len(sides) == 2:
+            ratio = [a[0] / b[0] for a, b in zip(cells[sides[1]], cells[sides[0]])]
+            lines.append(f"{'':<10}{'ratio':<8}" + "".join(f"{f'{x:.2f}x':>20}" for x in ratio))
+    return "\n".join(lines)
+
+
+def main() -> None:
+    """Parse, measure, print the table."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--before", default=BEFORE, help="git revision measured as 'before'; '' measures only this tree")
+    p.add_argument("--envs", default="", help="comma-separated env names (default: every registered env)")
+    p.add_argument("--repeats", type=int, default=3, help="cold runs per env and side (default 3)")
+    p.add_argument("--warm-repeats", type=int, default=3, help="warm runs per env and side (default 3)")
+    p.add_argument("--num-envs", type=int, default=64, help="envs in the probe's batch (default 64)")
+    args = p.parse_args()
+    if args.repeats < 1 or args.warm_repeats < 1 or args.num_envs < 1:
+        raise SystemExit("compile_times: --repeats, --warm-repeats and --num-envs must be >= 1")
+    sys.path.insert(0, str(REPO / "src"))
+    from sparring.kit import registry
+
+    envs = [e for e in args.envs.split(",") if e] or registry.names()
+    unknown = sorted(set(envs) - set(registry.names()))
+    if unknown:
+        raise SystemExit(f"compile_times: unknown env(s) {unknown}; known: {', '.join(registry.names())}")
+    with tempfile.TemporaryDirectory() as old:
+        sides = {"after": str(REPO / "src")}
+        if args.before:
+            sides = {"before": export_source(args.before, old), **sides}
+        runs = measure(sides, envs, args.repeats, args.warm_repeats, args.num_envs)
+    print(
+        f"compile table: {args.num_envs} envs, median of {args.repeats} cold runs (empty Numba cache) and "
+        f"{args.warm_repeats} warm runs per cell; before = {args.before or '(none)'}, after = this checkout"
+    )
+    print(table(runs, list(sides), envs))
+
+
+if __name__ == "__main__":
+    main()
