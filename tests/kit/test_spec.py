@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from sparring.kit import Env, Heads, Obs, kernel
+from sparring.kit import Env, Heads, Obs, helper, kernel
 from sparring.kit.spec import build_config_dtype
 from tests.kit import toys
 
@@ -43,6 +43,24 @@ def _declare(**overrides):
     )
     body.update(overrides)
     return type("Bad", (Env,), body)
+
+
+@kernel
+def _plus_one(x):
+    return x + 1
+
+
+@helper
+def _twice_plus_one(x):
+    return 2 * _plus_one(x) - 1
+
+
+def test_helpers_run_from_python_and_carry_no_cfunc_wrapper():
+    assert _twice_plus_one(3) == 7  # through the CPython wrapper, with the kernel inlined
+    (compiled,) = _twice_plus_one.overloads.values()
+    address = compiled.library.get_pointer_to_function
+    assert address(compiled.fndesc.llvm_cpython_wrapper_name) != 0
+    assert address(compiled.fndesc.llvm_cfunc_wrapper_name) == 0  # not built: saves compile time
 
 
 def test_kernels_must_be_compiled():
