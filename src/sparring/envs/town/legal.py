@@ -75,9 +75,9 @@ def place_col(a, p):
     return HOME_COL[a] if p == HOME else PLACE_COL[p]
 
 
-@kernel
+@helper
 def at_place(s, a, p):
-    """Whether character ``a`` stands on place ``p``."""
+    """Whether character ``a`` stands on place ``p`` (a helper: compiled once, not copied into its ~50 call sites)."""
     return s.row[a] == place_row(a, p) and s.col[a] == place_col(a, p)
 
 

@@ -98,7 +98,8 @@ ACTIONS = _action_table()
 NUM_ACTIONS = len(ACTIONS)
 KIND, ARG, GOOD, PRICE = ACTIONS[:, 0].copy(), ACTIONS[:, 1].copy(), ACTIONS[:, 2].copy(), ACTIONS[:, 3].copy()
 # first action id of each kind, for building ids in kernels
-FIRST = np.array([int(np.argmax(KIND == k)) for k in range(15)], np.int64)
+# a tuple, not an array: FIRST[KIND] in a kernel folds to a constant instead of building an array each time
+FIRST = tuple(int(np.argmax(KIND == k)) for k in range(15))
 
 
 def offer_id(slot: int, good: int, price: int) -> int:
