@@ -272,7 +272,8 @@ def test_threads_are_capped_by_chunks_of_envs():
     from sparring.kit.batch import thread_bounds
 
     assert thread_bounds(61, 3).tolist() == [0, 16, 32, 48, 61]  # 4 chunks: 4 pieces
-    assert thread_bounds(200, 2).tolist() == [0, 32, 48, 80, 96, 128, 160, 176, 200]  # 13 chunks: 4 pieces a thread
+    assert thread_bounds(200, 2).tolist() == [*range(0, 200, 16), 200]  # 13 chunks: up to 8 pieces a thread
+    assert len(thread_bounds(4096, 2)) == 17  # 256 chunks: 8 pieces a thread
     assert thread_bounds(20, 8).tolist() == [0, 16, 20]  # two chunks: two threads at most
     assert thread_bounds(5, 4).tolist() == [0, 5]
     assert thread_bounds(1000, 1).tolist() == [0, 1000]

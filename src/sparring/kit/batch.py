@@ -57,7 +57,7 @@ def _buffer(name: str, doc: str) -> property:
     return property(get, set, doc=doc)
 
 
-PIECES_PER_THREAD = 4  # more pieces than threads: a thread that starts late, or is preempted, delays less
+PIECES_PER_THREAD = 8  # more pieces than threads: a thread that starts late, or is preempted, delays less
 
 
 def thread_bounds(num_envs: int, num_threads: int) -> np.ndarray:
@@ -151,9 +151,9 @@ class BatchedEnv:
         bounds = thread_bounds(self.num_envs, int(num_threads))
         self.num_threads = min(int(num_threads), len(bounds) - 1)
         self._head = self._header(0, self.num_envs, whole=True)
-        self._slice_heads = [self._header(lo, hi, whole=False) for lo, hi in zip(bounds[:-1], bounds[1:])]
+        self._pieces = np.stack([self._header(lo, hi, whole=False) for lo, hi in zip(bounds[:-1], bounds[1:])])
         self._workers = (
-            SlicePool(self._k.batch_step, self._slice_heads, self.num_threads) if self.num_threads > 1 else None
+            SlicePool(self._k.batch_step_pieces, self._pieces, self.num_threads) if self.num_threads > 1 else None
         )
         self.reset(seed)
 
@@ -226,7 +226,7 @@ class BatchedEnv:
         head.view(np.float64)[_H["pool_prob"]] = self._pool_prob
 
     def _bind(self) -> None:
-        for head in (self._head, *self._slice_heads):
+        for head in (self._head, *self._pieces):
             self._fill(head)
 
     def _rebind(self, name: str, value) -> None:
@@ -332,8 +332,8 @@ class BatchedEnv:
         bad = first_bad_action(acts, self.heads.sizes)
         if bad >= 0:
             raise ValueError(self._bad_action_message(acts, bad))
-        status = self._workers.run(acts)
-        ended = -len(status) - sum(status)
+        status = self._workers.run(acts)  # per piece: -1 - episodes ended
+        ended = -len(status) - int(status.sum())
         if ended:
             sum_chunks(self._acc)
         return -1 - ended

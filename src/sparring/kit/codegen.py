@@ -37,7 +37,7 @@ import numpy as np
 from numba import njit
 from sparring.kit.codegen import first_bad_action, sum_chunks
 from sparring.kit.rng import rand_float, rand_int
-from sparring.kit.unowned import borrowed, unowned
+from sparring.kit.unowned import borrowed, fetch_add, unowned
 
 A = {agents}
 NM = {metrics}
@@ -157,6 +157,18 @@ def batch_step(h, actions):
     if whole and ended_count > 0:
         sum_chunks(acc)
     return -1 - ended_count
+
+
+@njit(cache=CACHE, error_model="numpy", nogil=True)
+def batch_step_pieces(heads, actions, progress):
+    # one thread of a threaded step: take pieces (rows of heads) until none is left, then count them done;
+    # progress = [next piece, pieces done, each piece's status...]
+    while True:
+        k = fetch_add(progress, 0, 1)
+        if k >= heads.shape[0]:
+            return 0
+        progress[2 + k] = batch_step(heads[k], actions)
+        fetch_add(progress, 1, 1)
 """
 
 _SCRIPTED = """

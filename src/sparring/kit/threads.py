@@ -1,65 +1,63 @@
-"""Persistent worker threads for the kit's threaded step: compiled calls over pieces of the batch, GIL released.
+"""Persistent worker threads for the kit's threaded step: every thread takes pieces of the batch in compiled code.
 
-A :class:`~sparring.kit.batch.BatchedEnv` with ``num_threads`` > 1 cuts its envs into
-pieces (a few per thread); each piece has its own step header (:mod:`sparring.kit.codegen`)
-and the compiled step is ``nogil``, so pieces run at once. The calling thread works too, so
-``num_threads`` threads step and ``num_threads - 1`` are started here.
+A :class:`~sparring.kit.batch.BatchedEnv` with ``num_threads`` > 1 cuts its envs into pieces
+(runs of whole 16-env chunks, several per thread), each with its own step header
+(:mod:`sparring.kit.codegen`). One call of the compiled ``batch_step_pieces`` takes pieces
+with an atomic counter and steps them until none is left, the GIL released. A threaded step
+wakes the workers, makes that call on the calling thread too, and waits until every piece is
+counted done. So the GIL is taken once per thread and call, never per piece, and pieces can be
+small enough to balance the threads.
 
-Pieces are handed out on demand: every thread, the caller's included, takes the next
-piece from one shared iterator until none is left (``next`` on a list iterator is atomic
-under the GIL). A worker that the OS has not woken yet therefore costs nothing: the others
-take its share, so a busy machine degrades to the one-thread speed instead of waiting on a
-sleeping thread. The caller then waits only for pieces that a worker is running. Which
-thread runs a piece never changes a result: each piece writes only its own envs and its own
-episode-stat rows.
+A worker that the OS has not woken yet costs nothing: the others take its share, so a busy
+machine degrades to the one-thread speed instead of waiting on a sleeping thread, and the
+caller waits only for pieces that a worker is running. Each call gets a fresh progress array,
+so a worker that wakes late and still holds an earlier call's arguments finds that call's
+pieces all taken. Which thread runs a piece never changes a result: a piece writes only its
+own envs and its own episode-stat rows.
 
-The handoff is a lock per worker (the caller releases it for each call unless a wake-up from an
-earlier call is still pending; a pending one serves as well, since the worker reads the current
-pieces when it wakes) and a lock per piece (released by the worker that ran it, taken back by
-the caller): plain C locks, no queue, no futures.
-Workers block between calls and spend no CPU, so they share cores with torch's threads when a
+Workers are woken with a plain lock each (released for a call unless a wake-up from an earlier
+call is still pending, which serves as well: the worker reads the current call when it wakes).
+Between calls they block and spend no CPU, so they share cores with torch's threads when a
 rollout alternates inference and env steps (see the trainer's ``env_threads``). Workers hold
-the compiled function, the headers and the shared box, never the env: when the env is
-collected, its pool is too, and a finalizer stops the threads.
+the compiled function and the shared box, never the env: when the env is collected, its pool
+is too, and a finalizer stops the threads.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import time
 import weakref
+
+import numpy as np
+
+from sparring.kit.unowned import spin_until
+
+SPINS = 5_000  # reads (several microseconds) before the caller yields its core while it waits
 
 
 class _Box:
-    """What the caller and its workers share: this call's argument and pieces, each piece's result."""
+    """What the caller and its workers share: this call's arguments, a worker's error, the stop flag."""
 
-    def __init__(self, pieces: int):
-        self.arg = None
-        self.tasks = iter(())
-        self.results: list = [None] * pieces
+    def __init__(self):
+        self.args = None
+        self.error: BaseException | None = None
         self.stop = False
 
 
-def _run_pieces(fn, headers, box: _Box, done: list | None) -> list[int]:
-    """Run pieces of ``box.tasks`` until none is left; the indices run (``done``: release each piece's lock)."""
-    ran = []
-    for k in box.tasks:
-        try:
-            box.results[k] = fn(headers[k], box.arg)
-        except BaseException as exc:  # handed to the caller, which raises it
-            box.results[k] = exc
-        ran.append(k)
-        if done is not None:
-            done[k].release()
-    return ran
-
-
-def _work(fn, headers, go: threading.Lock, done: list, box: _Box) -> None:
+def _work(fn, go: threading.Lock, box: _Box) -> None:
     while True:
         go.acquire()
         if box.stop:
             return
-        _run_pieces(fn, headers, box, done)
+        args = box.args
+        if args is None:  # a late wake-up after its call ended
+            continue
+        try:
+            fn(*args)
+        except BaseException as exc:  # handed to the caller, which raises it
+            box.error = exc
 
 
 def _stop(box: _Box, gos: list, threads: list) -> None:
@@ -72,59 +70,55 @@ def _stop(box: _Box, gos: list, threads: list) -> None:
 
 
 class SlicePool:
-    """Call ``fn(headers[k], arg)`` for every piece k, on ``threads`` threads at once (the caller's one of them).
+    """Run ``fn(pieces, arg, progress)`` on ``threads`` threads at once, the caller's one of them.
 
-    ``fn`` must release the GIL (a ``nogil`` Numba function) for the calls to overlap.
-    :meth:`run` returns the results in header order and raises the first exception any call
-    raised, after every call has finished.
+    ``fn`` must release the GIL (a ``nogil`` Numba function) and take pieces ``k`` (rows of
+    ``pieces``) by atomically adding 1 to ``progress[0]`` until ``k >= len(pieces)``, write each
+    piece's status to ``progress[2 + k]`` and then atomically add 1 to ``progress[1]``
+    (``codegen``'s ``batch_step_pieces``). :meth:`run` returns the statuses in piece order.
     """
 
-    def __init__(self, fn, headers: list, threads: int):
-        if not 2 <= threads <= len(headers):
-            raise ValueError(f"a SlicePool needs 2 <= threads <= pieces ({len(headers)}), got {threads} threads")
-        self.fn, self.headers, self.threads = fn, list(headers), int(threads)
+    def __init__(self, fn, pieces: np.ndarray, threads: int):
+        if not 2 <= threads <= len(pieces):
+            raise ValueError(f"a SlicePool needs 2 <= threads <= pieces ({len(pieces)}), got {threads} threads")
+        self.fn, self.pieces, self.threads = fn, pieces, int(threads)
         self._start()
 
     def _start(self) -> None:
         self._pid = os.getpid()
-        self._box = _Box(len(self.headers))
+        self._box = _Box()
         self._go = [threading.Lock() for _ in range(self.threads - 1)]
-        self._done = [threading.Lock() for _ in self.headers]
-        for lock in (*self._go, *self._done):
-            lock.acquire()  # go: released by the caller to wake a worker; done: by the worker that runs the piece
+        for go in self._go:
+            go.acquire()  # released by the caller to wake its worker
         self._workers = [
-            threading.Thread(
-                target=_work,
-                args=(self.fn, self.headers, go, self._done, self._box),
-                name=f"sparring-step-{k + 1}",
-                daemon=True,
-            )
+            threading.Thread(target=_work, args=(self.fn, go, self._box), name=f"sparring-step-{k + 1}", daemon=True)
             for k, go in enumerate(self._go)
         ]
         for thread in self._workers:
             thread.start()
         self._finalizer = weakref.finalize(self, _stop, self._box, self._go, self._workers)
 
-    def run(self, arg) -> list:
-        """Every piece's ``fn(header, arg)``, in header order."""
+    def run(self, arg) -> np.ndarray:
+        """Every piece's status (what ``fn`` wrote to ``progress[2 + k]``), in piece order."""
         if os.getpid() != self._pid:  # a forked child has the locks but not the threads
             self._finalizer.detach()
             self._start()
-        box = self._box
-        box.arg = arg
-        box.tasks = iter(range(len(self.headers)))
+        box, count = self._box, len(self.pieces)
+        progress = np.zeros(2 + count, np.int64)
+        box.args = (self.pieces, arg, progress)
         for go in self._go:
-            if go.locked():  # else the worker has not taken the last wake-up yet: it will see these pieces
+            if go.locked():  # else the worker has not taken the last wake-up yet: it will see this call
                 go.release()
-        mine = set(_run_pieces(self.fn, self.headers, box, None))
-        for k, done in enumerate(self._done):
-            if k not in mine:
-                done.acquire()  # a worker ran piece k: wait until it finished
-        results, box.arg = list(box.results), None
-        for result in results:
-            if isinstance(result, BaseException):
-                raise result
-        return results
+        self.fn(self.pieces, arg, progress)
+        while not spin_until(progress, 1, count, SPINS):  # pieces that workers are still running
+            if box.error is not None:
+                break
+            time.sleep(0)
+        box.args = None
+        if box.error is not None:
+            error, box.error = box.error, None
+            raise error
+        return progress[2:]
 
     def close(self) -> None:
         """Stop the worker threads (also done when the pool is collected)."""

@@ -1,4 +1,4 @@
-"""Borrowed array views without reference counting, for the kit's hot loops.
+"""Borrowed array views without reference counting, and an atomic counter, for the kit's hot loops.
 
 Every slice Numba takes of an argument array bumps the array's reference
 count with an atomic add and drops it again; in a loop over thousands of envs
@@ -12,7 +12,7 @@ on its slices altogether (through a compiled call it cannot, and each slice of
 each env pays two calls).
 """
 
-from numba import types
+from numba import njit, types
 from numba.core import cgutils
 from numba.core.errors import TypingError
 from numba.extending import intrinsic
@@ -81,3 +81,47 @@ def unowned(typingctx, array):
         return _build(context, builder, aryty, address, shapety, source.shape)
 
     return aryty(array), codegen
+
+
+@intrinsic
+def fetch_add(typingctx, array, index, value):
+    """``fetch_add(array, index, value)``: atomically add ``value`` to ``array[index]`` (an int64 array) and return
+    the old value (in compiled code only): how the threads of a threaded step take pieces without the GIL."""
+    if not (isinstance(array, types.Array) and array.dtype == types.int64 and array.layout == "C"):
+        raise TypingError(f"fetch_add: needs a C-contiguous int64 array, got {array}")
+
+    def codegen(context, builder, signature, args):
+        ary = make_array(array)(context, builder, value=args[0])
+        k = context.cast(builder, args[1], signature.args[1], types.intp)
+        ptr = cgutils.get_item_pointer(context, builder, array, ary, [k], wraparound=False)
+        return builder.atomic_rmw("add", ptr, context.cast(builder, args[2], signature.args[2], types.int64), "seq_cst")
+
+    return types.int64(array, index, value), codegen
+
+
+@intrinsic
+def load_acquire(typingctx, array, index):
+    """``load_acquire(array, index)``: an atomic read of ``array[index]`` (an int64 array) that the compiler may
+    neither hoist out of a loop nor reorder with later reads (in compiled code only)."""
+    if not (isinstance(array, types.Array) and array.dtype == types.int64 and array.layout == "C"):
+        raise TypingError(f"load_acquire: needs a C-contiguous int64 array, got {array}")
+
+    def codegen(context, builder, signature, args):
+        ary = make_array(array)(context, builder, value=args[0])
+        k = context.cast(builder, args[1], signature.args[1], types.intp)
+        ptr = cgutils.get_item_pointer(context, builder, array, ary, [k], wraparound=False)
+        return builder.load_atomic(ptr, "acquire", 8)
+
+    return types.int64(array, index), codegen
+
+
+@njit(cache=True, nogil=True)
+def spin_until(counts, index, target, spins):
+    """Whether ``counts[index]`` (an int64 array other threads add to) reaches ``target`` within ``spins`` reads;
+    the GIL is released meanwhile. A threaded step waits for its workers' last pieces this way: they take
+    microseconds, and a sleep would take the OS timer's slack (about 50 us) instead. Plain reads, not atomic
+    adds, so the waiting thread does not take the counter's cache line from the workers."""
+    for _ in range(spins):
+        if load_acquire(counts, index) >= target:
+            return True
+    return False
