@@ -147,6 +147,7 @@ class BatchedEnv:
             "lower num_envs (--num-envs, --train.num_envs) or the env's size (--env.KEY)",
         )
         self._k = compiled(env_cls, self.obs_spec.dtype)
+        self._step_one = self._k.batch_step
         self._alloc()
         bounds = thread_bounds(self.num_envs, int(num_threads))
         self.num_threads = min(int(num_threads), len(bounds) - 1)
@@ -318,7 +319,7 @@ class BatchedEnv:
         ):
             acts = self._convert_actions(actions)
         if self._workers is None:
-            status = self._k.batch_step(self._head, acts)  # -1 - episodes ended, or the first bad action row
+            status = self._step_one(self._head, acts)  # -1 - episodes ended, or the first bad action row
             if status >= 0:
                 raise ValueError(self._bad_action_message(acts, status))
         else:
