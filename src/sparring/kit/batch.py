@@ -330,7 +330,7 @@ class BatchedEnv:
     def _step_slices(self, acts: np.ndarray) -> int:
         """The threaded step: check every action first (slices stay in lockstep), step the slices at once,
         sum their episode stats in chunk order; returns -1 - episodes ended, as the one-call step does."""
-        bad = first_bad_action(acts, self.heads.sizes)
+        bad = self._k.first_bad(acts, self.heads.sizes)
         if bad >= 0:
             raise ValueError(self._bad_action_message(acts, bad))
         status = self._workers.run(acts)  # per piece: -1 - episodes ended

@@ -40,6 +40,7 @@ from sparring.kit.rng import rand_float, rand_int
 from sparring.kit.unowned import borrowed, fetch_add, unowned
 
 A = {agents}
+HEADS = {heads}
 NM = {metrics}
 NK = {acc_columns}
 CHUNK = {chunk}
@@ -66,6 +67,16 @@ def batch_observe(recs, cfgs, obs, mask, idx):
 
 
 @njit(cache=CACHE, error_model="numpy", nogil=True)
+def first_bad(actions, sizes):
+    # first_bad_action with the number of heads known: the check unrolls over heads and vectorises over rows
+    bad = False
+    for r in range(actions.shape[0]):
+        for k in range(HEADS):
+            bad |= np.uint64(actions[r, k]) >= np.uint64(sizes[k])
+    return first_bad_action(actions, sizes) if bad else -1
+
+
+@njit(cache=CACHE, error_model="numpy", nogil=True)
 def batch_step(h, actions):
     # one header of addresses and sizes instead of 19 arguments: see the module docstring
     n = h[H_NUM_ENVS]
@@ -88,7 +99,7 @@ def batch_step(h, actions):
     autoreset, keep_final, whole = h[H_AUTORESET] != 0, h[H_KEEP_FINAL] != 0, h[H_WHOLE] != 0
     actions = unowned(actions)  # slices of owned arrays cost two atomic reference-count updates each
     if whole:
-        bad = first_bad_action(actions, borrowed(h[H_SIZES], (h[H_HEADS],), np.int32))
+        bad = first_bad(actions, borrowed(h[H_SIZES], (h[H_HEADS],), np.int32))
         if bad >= 0:
             return bad
     # an env's rows as views at computed addresses: a slice would clamp its bounds first (about 1.3x on squared)
@@ -260,6 +271,7 @@ def compile_batch(env_cls: type, obs_dtype=np.float32) -> types.ModuleType:
     source = _TEMPLATE.format(
         name=env_cls.name,
         agents=int(env_cls.num_agents),
+        heads=len(env_cls.actions.sizes),
         metrics=metrics,
         acc_columns=3 + metrics + len(env_cls.phases),
         chunk=CHUNK,
