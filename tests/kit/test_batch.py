@@ -312,6 +312,8 @@ def test_a_replaced_buffer_is_checked_and_then_written():
         env.rewards = np.zeros(4, np.float64)
     with pytest.raises(ValueError, match="C-contiguous"):
         env.obs = np.zeros((4, 4), np.float32)[:, ::2]
+    with pytest.raises(ValueError, match=r"BatchedEnv.cfg must be a"):
+        env.cfg = np.zeros(2, env.cfg.dtype)
     with pytest.raises(ValueError, match="writeable"):
         frozen = np.zeros((4, 2), np.float32)
         frozen.flags.writeable = False

@@ -101,6 +101,7 @@ class BatchedEnv:
     """
 
     records = _buffer("records", "The whole state: one record per env.")
+    cfg = _buffer("cfg", "The config as a one-element record array (kernels read element 0; change it in place).")
     obs = _buffer("obs", "Observations [rows, obs size].")
     final_obs = _buffer("final_obs", "With keep_final: the final observation of envs that just ended, else empty.")
     mask = _buffer("mask", "Action masks [rows, sum of head sizes].")
@@ -126,7 +127,7 @@ class BatchedEnv:
             raise ValueError(f"num_threads must be a positive int, got {num_threads!r}")
         self.env_cls = env_cls
         self.config = make_config(env_cls, config)
-        self.cfg = config_record(env_cls, self.config)
+        self._cfg = config_record(env_cls, self.config)
         self.num_envs = int(num_envs)
         self.num_agents = int(env_cls.num_agents)
         self.rows = self.num_envs * self.num_agents
@@ -194,7 +195,7 @@ class BatchedEnv:
         """Write the buffers' addresses, sizes and flags into ``head`` (its slice bounds stay)."""
         arrays = {
             "recs": self._records,
-            "cfgs": self.cfg,
+            "cfgs": self._cfg,
             "blank": self._blank,
             "sizes": self.heads.sizes,
             "seat_weight": self._seat_weight,
