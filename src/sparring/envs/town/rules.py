@@ -189,9 +189,13 @@ def phase_of(s, cfg, t):
     return NIGHT_PHASE if is_night(t) else DAY_PHASE
 
 
-@helper
+@kernel
 def tick(s, cfg, act_in, rew, term, trunc):
-    """One half-hour of town life."""
+    """One half-hour of town life.
+
+    A kernel: ``step`` is its only caller and is inlined once into the kit's step loop, so the rules are
+    not also compiled and LLVM-optimised as a function of their own (a shorter cold compile).
+    """
     t = np.int64(s.tick) - 1  # the time the characters saw when they chose (int64 everywhere: one compile)
     n = s.alive.shape[0]
     choose(s, cfg, act_in, t)  # s.slots are those the characters saw: set by the last reset or tick
