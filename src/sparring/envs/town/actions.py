@@ -88,7 +88,7 @@ def befriend(s, a, b, gain):
     s.rel[a, b] = min(np.float32(1.0), s.rel[a, b] + np.float32(gain))
 
 
-@helper
+@kernel
 def work(s, a):
     """Place-dependent production; the skill used grows with practice and may yield a second unit."""
     if at_place(s, a, FARM):
@@ -115,7 +115,7 @@ def close_offer(s, b):
         s.out_ttl[b] = 0
 
 
-@helper
+@kernel
 def accept(s, a):
     """Character ``a`` takes the offer in its inbox: one unit for the asked coins."""
     b = np.int64(s.inbox[a])

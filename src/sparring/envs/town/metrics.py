@@ -9,7 +9,7 @@ inequality (Gini), friendships and houses describe the whole town.
 import numpy as np
 
 from sparring.envs.town.world import FRIENDS, SKILLS
-from sparring.kit import helper
+from sparring.kit import helper, kernel
 
 # indices into s.metrics, in the order of Town.metrics
 (
@@ -28,7 +28,7 @@ from sparring.kit import helper
 ) = range(12)
 
 
-@helper
+@kernel
 def work_entropy(s, a):
     """Entropy of character ``a``'s work counts over the three trades, divided by log(3); -1 if it never worked."""
     total = 0
@@ -44,7 +44,7 @@ def work_entropy(s, a):
     return h / np.log(SKILLS)
 
 
-@helper
+@kernel
 def gini(s):
     """Gini coefficient of everyone's coins (0: equal; 0 when nobody has any)."""
     n = s.coins.shape[0]

@@ -43,7 +43,7 @@ from sparring.envs.town.world import (
     TAVERN,
     WOOD,
 )
-from sparring.kit import helper
+from sparring.kit import helper, kernel
 
 SELF = 1 + NEEDS + 1 + GOODS + SKILLS + 2 + 3 + GOALS + 5
 PLACE, SLOT, INBOX = 4, 10 + GOALS, 8
@@ -51,7 +51,7 @@ OBS_SIZE = SELF + PLACES * PLACE + SLOTS * SLOT + INBOX + 1 + GOODS + 1
 SPAN = SIZE - 1
 
 
-@helper
+@kernel
 def progress(s, a, others):
     """How far character ``a`` is towards its goal, in [0, 1]; ``others``: others at the tavern."""
     if s.goal[a] == RICH:
@@ -63,7 +63,7 @@ def progress(s, a, others):
     return min(1.0, others / GATHER_OTHERS) if at_place(s, a, TAVERN) else 0.0
 
 
-@helper
+@kernel
 def self_block(s, a, t, days, others, row):
     """The SELF values of character ``a``; returns the next index."""
     row[0] = 1.0
@@ -94,7 +94,7 @@ def self_block(s, a, t, days, others, row):
     return k + 5
 
 
-@helper
+@kernel
 def places_block(s, a, t, row, k):
     """Offsets to every place, whether ``a`` stands on it and whether it is open now."""
     night = is_night(t)
@@ -108,7 +108,7 @@ def places_block(s, a, t, row, k):
     return k
 
 
-@helper
+@kernel
 def slots_block(s, a, row, k):
     """The nearest characters, nearest first; absent slots stay zero."""
     for j in range(SLOTS):
@@ -129,7 +129,7 @@ def slots_block(s, a, row, k):
     return k
 
 
-@helper
+@kernel
 def inbox_block(s, a, others, row, k):
     """The offer addressed to ``a``, if any, then the tavern count and a's own open offer."""
     b = s.inbox[a]

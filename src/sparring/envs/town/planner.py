@@ -70,7 +70,7 @@ def at_or_go(s, a, p, action):
     return action if at_place(s, a, p) else go(p)
 
 
-@helper
+@kernel
 def wants(s, a):
     """Whether the offer in ``a``'s inbox is worth its price to ``a``."""
     b = s.inbox[a]
@@ -88,7 +88,7 @@ def saving(s, a):
     return s.goal[a] == RICH and s.goal_done[a] == 0
 
 
-@helper
+@kernel
 def drink(s, a):
     """Drink at the well, or at the tavern when already there (unless saving up and not desperate)."""
     if at_place(s, a, WELL):
@@ -98,7 +98,7 @@ def drink(s, a):
     return go(WELL)
 
 
-@helper
+@kernel
 def find_food(s, a, night):
     """Eat what one has; else buy bread at the market, or farm wheat to eat."""
     if s.goods[a, BREAD] >= 1:
@@ -120,7 +120,7 @@ def talk_near(s, a):
     return -1
 
 
-@helper
+@kernel
 def company(s, a):
     """Talk to an adjacent character, else walk to the nearest, else to the tavern."""
     talk = talk_near(s, a)
@@ -131,7 +131,7 @@ def company(s, a):
     return go(TAVERN)
 
 
-@helper
+@kernel
 def offer_surplus(s, a):
     """Offer wood to a neighbour building a house, or bread to one who has none; -1 if no such deal."""
     if s.out_to[a] >= 0:
@@ -148,7 +148,7 @@ def offer_surplus(s, a):
     return -1
 
 
-@helper
+@kernel
 def earn(s, a):
     """The bread chain: sell surplus at the market, bake wheat, farm wheat."""
     keep_wood = HOUSE_WOOD if (s.goal[a] == HOUSE and s.built[a] == 0) else 0
@@ -166,7 +166,7 @@ def earn(s, a):
     return at_or_go(s, a, FARM, FIRST[WORK])
 
 
-@helper
+@kernel
 def pursue(s, a):
     """Daytime work towards the goal (or coins, once it is done)."""
     if s.goal[a] == HOUSE and s.built[a] == 0:
@@ -177,7 +177,7 @@ def pursue(s, a):
     return earn(s, a)
 
 
-@helper
+@kernel
 def evening(s, a):
     """At the tavern: drink when thirsty, talk when lonely, else wait for company."""
     if not at_place(s, a, TAVERN):

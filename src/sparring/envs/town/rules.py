@@ -98,7 +98,7 @@ def resolve(s, t):
                 s.metrics[TRADE_COINS] += price
 
 
-@helper
+@kernel
 def live_on(s, a, t):
     """Needs decay for tick ``t``; sleeping restores energy. Returns True if ``a`` faints now."""
     sleeping = KIND[s.last[a]] == SLEEP
@@ -132,7 +132,7 @@ def mean_need(s, a):
     return total / NEEDS
 
 
-@helper
+@kernel
 def faint(s, a):
     """Character ``a`` is out: its offers are withdrawn and it stays a masked row."""
     s.alive[a] = 0
