@@ -10,8 +10,9 @@ filled. Times are seconds from the probe's first line (its imports included) to 
 stage; CPU seconds of the probe are printed beside wall seconds, since on a loaded machine they move
 less. "before" is the source of git revision REV (default: the last commit before issue 24's speed
 work), exported with `git archive` to a temporary folder and put first on PYTHONPATH; "after" is
-this checkout's src/. Runs alternate between the two, env by env, so a change of the machine's load
-hits both; each cell is the median over the repeats.
+this checkout's src/ (--before may also name a folder holding a src/ tree, e.g. this checkout with
+some files put back, to measure one change alone). Runs alternate between the two, env by env, so a
+change of the machine's load hits both; each cell is the median over the repeats.
 """
 
 from __future__ import annotations
@@ -54,7 +55,10 @@ print(json.dumps(marks))
 
 
 def export_source(rev: str, into: str) -> str:
-    """The ``src`` folder of git revision ``rev`` written under ``into``; returns its path."""
+    """The ``src`` folder of git revision ``rev`` written under ``into`` (or ``rev``'s own ``src``, when ``rev`` is
+    a folder holding one); returns its path."""
+    if os.path.isdir(os.path.join(rev, "src")):
+        return os.path.abspath(os.path.join(rev, "src"))
     try:
         tar = subprocess.run(
             ["git", "-C", str(REPO), "archive", "--format=tar", rev, "src"], capture_output=True, check=True
@@ -117,7 +121,9 @@ def table(runs: dict, sides: list[str], envs: list[str]) -> str:
 def main() -> None:
     """Parse, measure, print the table."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--before", default=BEFORE, help="git revision measured as 'before'; '' measures only this tree")
+    p.add_argument(
+        "--before", default=BEFORE, help="git revision (or a folder with a src/ tree) measured as 'before'; '' skips it"
+    )
     p.add_argument("--envs", default="", help="comma-separated env names (default: every registered env)")
     p.add_argument("--repeats", type=int, default=3, help="cold runs per env and side (default 3)")
     p.add_argument("--warm-repeats", type=int, default=3, help="warm runs per env and side (default 3)")
