@@ -217,8 +217,11 @@ class Env:
         ``{"type": "rect", "x", "y", "w", "h"}``, ``{"type": "circle", "x", "y", "r"}``,
         ``{"type": "line", "x1", "y1", "x2", "y2"}``, ``{"type": "text", "x", "y", "text"}``
         (``size`` in world units), ``{"type": "bar", "x", "y", "w", "h", "value", "max"}``
-        (a meter filled to value/max, optional ``label``); optional ``fill``,
-        ``stroke`` (CSS colours) and ``width`` (line width in world units).
+        (a meter filled to value/max, optional ``label``), ``{"type": "arrow", "x1", "y1", "x2", "y2"}``;
+        optional ``fill``, ``stroke`` (CSS colours) and ``width`` (line width in world units); any
+        shape may carry ``log`` (a line for the viewer's event log of that tick) and ``kind``.
+        An override may take a third argument, ``draw(s, cfg, before)``: the viewer then also passes
+        the previous recorded state (None on an episode's first), to show what happened in between.
         Without it the viewer shows ``render_ansi`` text.
         """
         return None
