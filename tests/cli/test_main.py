@@ -10,6 +10,7 @@ COMMANDS = {
     "new",
     "check",
     "bench",
+    "warm",
     "serve",
     "build-lm",
     "distill",

@@ -71,8 +71,9 @@ def test_bench_and_bench_compare(capsys):
     captured = capsys.readouterr()
     assert [row["num_envs"] for row in json.loads(captured.out)["throughput"]] == [1, 8]
     assert "bench squared: throughput at num_envs=8" in captured.err
+    assert "bench squared: Numba allocations of stepping" in captured.err
     line = done_line(captured.err, "bench squared")
-    assert "100% 3/3 measurements" in line and "envs_1=" in line and "envs_8=" in line
+    assert "100% 4/4 measurements" in line and "envs_1=" in line and "envs_8=" in line
     args = ["bench", "squared", "--compare", "num_envs=4", "num_envs=8", "--repeats", "3", "--seconds", "0.01"]
     assert main(args) == 0
     line = done_line(capsys.readouterr().err, "bench squared --compare")
