@@ -58,10 +58,8 @@ def train_and_reach(args, overrides: dict) -> tuple[Trainer, dict, float]:
     trainer = Trainer(args.env, cfg, {**env_config, **shaping})
     eval_config = {k: v for k, v in trainer.env_config.items() if k not in shaping}
     try:
-        for _ in imitate(trainer) if cfg.imitate else ():
+        for _ in iterations(trainer):
             pass
-        while not trainer.finished():
-            trainer.iterate()
     finally:
         trainer.close()
     trainer.policy.eval()
@@ -70,6 +68,15 @@ def train_and_reach(args, overrides: dict) -> tuple[Trainer, dict, float]:
         args.env, trainer.policy.cpu(), args.episodes, seed=100_000 + seed, greedy=args.greedy, env_config=eval_config
     )
     return trainer, result, trainer.elapsed
+
+
+def iterations(trainer: Trainer):
+    """Train to the trainer's budget as ``sparring train`` does (a ``--set imitate=NAME`` warm start clones first),
+    yielding after every iteration, clone or PPO, so a caller can pause to measure or stop early."""
+    if trainer.cfg.imitate:
+        yield from imitate(trainer)
+    while not trainer.finished():
+        yield trainer.iterate()
 
 
 def histogram(values: list[int]) -> str:

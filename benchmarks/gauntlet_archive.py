@@ -35,7 +35,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import numpy as np
-from arms import add_setting_args, compare, histogram, pairs, train_and_reach
+from arms import add_setting_args, pairs, train_and_reach
+from arms import report as arms_report
 
 from sparring.explore.explore import Explorer
 from sparring.kit.atomic import atomic_file
@@ -88,27 +89,20 @@ def run_arm(args, seed: int, fraction: float, archive_start: str) -> dict:
     return {
         **result,
         "seed": seed,
+        "steps": trainer.global_step,
         "train_s": seconds,
         "archive_cells": None if archive is None else len(archive),
         "archive_deepest": None if archive is None else archive.deepest(),
     }
 
 
-def report(runs: dict, field: str) -> dict:
-    means = {arm: [float(np.mean(r["reach"])) for r in rs] for arm, rs in runs.items()}
-    clears = {arm: float(np.mean([c for r in rs for c in r["clear"]])) for arm, rs in runs.items()}
+def report(runs: dict) -> dict:
+    """:func:`arms.report` with ``archive`` as the treated arm, then each arm's training time."""
+    summary = arms_report(runs, "archive")
     for arm, rs in runs.items():
-        episodes = [v for r in rs for v in r["reach"]]
-        print(f"{arm:>8}: {field} reached per episode (value:count) {histogram(episodes)}")
-        print(
-            f"{'':>8}  per-seed mean {field}: {', '.join(f'{m:.2f}' for m in means[arm])}  "
-            f"(median {np.median(means[arm]):.2f})"
-        )
-        print(
-            f"{'':>8}  clear rate {clears[arm]:.1%}; training time per run "
-            f"{np.mean([r['train_s'] for r in rs]):.0f} s (total {sum(r['train_s'] for r in rs):.0f} s)"
-        )
-    return {"per_seed_mean": means, "clear_rate": clears, **compare(means, "archive", field)}
+        seconds = [r["train_s"] for r in rs]
+        print(f"{arm:>10}: training time per run {np.mean(seconds):.0f} s (total {sum(seconds):.0f} s)")
+    return summary
 
 
 def main(argv=None) -> None:
@@ -155,7 +149,7 @@ def main(argv=None) -> None:
                 flush=True,
             )
     runs = {arm: [results[seed, arm] for seed in seeds] for arm, _ in arms}
-    summary = report(runs, runs["baseline"][0]["field"])
+    summary = report(runs)
     print(f"({time.perf_counter() - start:.0f} s in all)")
     if args.json:
         with atomic_file(args.json) as fh:

@@ -28,7 +28,7 @@ import sys
 import time
 
 import numpy as np
-from arms import add_setting_args, histogram, pairs
+from arms import add_setting_args, histogram, iterations, pairs
 
 from sparring.evaluate.bootstrap import bootstrap_ci
 from sparring.evaluate.wilson import wilson_interval
@@ -36,7 +36,6 @@ from sparring.explore.reach import reach
 from sparring.kit import registry
 from sparring.kit.atomic import atomic_file
 from sparring.train.config import make_train_config
-from sparring.train.imitate import imitate
 from sparring.train.trainer import Trainer
 
 
@@ -87,12 +86,7 @@ def main(argv=None) -> None:
     print(f"settings: {settings}; shaping in training: {shaping or 'none'}", flush=True)
     rows, start = [], time.perf_counter()
     try:
-        iterations = imitate(trainer) if cfg.imitate else iter(())
-        while budgets:
-            if next(iterations, None) is None:
-                if trainer.finished():
-                    break
-                trainer.iterate()
+        for _ in iterations(trainer):
             if trainer.global_step >= budgets[0]:
                 budgets.pop(0)
                 row = measure(args, trainer, eval_config)
@@ -104,6 +98,8 @@ def main(argv=None) -> None:
                     f"{row['field']} reached (value:count) {row['histogram']}",
                     flush=True,
                 )
+                if not budgets:
+                    break
     finally:
         trainer.close()
     print(f"({time.perf_counter() - start:.0f} s in all)")

@@ -26,7 +26,7 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
-from arms import add_setting_args, pairs
+from arms import add_setting_args, iterations, pairs
 from scipy.stats import mannwhitneyu
 
 from sparring.evaluate.wilson import wilson_interval
@@ -34,7 +34,6 @@ from sparring.explore.reach import reach
 from sparring.kit import registry
 from sparring.kit.atomic import atomic_file
 from sparring.train.config import make_train_config
-from sparring.train.imitate import imitate
 from sparring.train.trainer import Trainer
 
 ARMS = ("baseline", "recipe")
@@ -76,10 +75,7 @@ def run_to_target(args, arm: str, seed: int) -> dict:
     eval_config = {k: v for k, v in trainer.env_config.items() if k not in shaping}
     trace, next_eval = [], args.every
     try:
-        iterations = imitate(trainer) if cfg.imitate else iter(())
-        while not trainer.finished():
-            if next(iterations, None) is None:
-                trainer.iterate()
+        for _ in iterations(trainer):
             if trainer.global_step >= next_eval or trainer.finished():
                 next_eval += args.every
                 trace.append((trainer.global_step, trainer.elapsed / 60.0, win_rate(args, trainer, eval_config)))

@@ -298,7 +298,7 @@ class BatchedEnv:
             raise ValueError(f"reset pool prob must be in [0, 1], got {prob}")
         if validate:
             self._validate(records, "the records given to set_reset_pool")
-        self._pool = np.ascontiguousarray(self._as_records(records).copy())
+        self._pool = self._as_records(records).copy()  # a fresh C-contiguous copy: the step reads its address
         self._pool_prob = float(prob)
         self._bind()
 

@@ -76,8 +76,6 @@ class Trainer:
         # each other whenever anything else runs, which costs far more than the second thread gains
         torch_threads = cfg.threads or max(1, (os.cpu_count() or 1) - 1)
         torch.set_num_threads(torch_threads)
-        # env threads may use the same cores: a rollout runs inference, then an env step, never both at
-        # once, and the env's workers sleep (no spinning) between steps; see env_threads_for
         self.env_threads = env_threads_for(cfg, torch_threads)
         self.device = pick_device(cfg.device)
         env_cls = registry.get(env_name)
