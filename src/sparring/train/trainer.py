@@ -137,6 +137,7 @@ class Trainer:
                 cfg.curriculum_window,
                 cfg.seed,
                 archive=self.restarts,
+                frontier=cfg.curriculum_frontier,
             )
         )
         if self.curriculum is not None:
