@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from numba.core import types
 
 from sparring.kit import Env, Heads, Obs, helper, kernel
 from sparring.kit.spec import build_config_dtype
@@ -61,6 +62,24 @@ def test_helpers_run_from_python_and_carry_no_cfunc_wrapper():
     address = compiled.library.get_pointer_to_function
     assert address(compiled.fndesc.llvm_cpython_wrapper_name) != 0
     assert address(compiled.fndesc.llvm_cfunc_wrapper_name) == 0  # not built: saves compile time
+
+
+@helper
+def _scaled(x, k):
+    return x * k
+
+
+@helper
+def _scaled_by_constants(x):
+    return _scaled(x, 2) + _scaled(x, 3)
+
+
+def test_a_helper_called_with_constants_compiles_one_version_for_their_type():
+    # compiled code passes a constant as its literal value; a helper takes it as its type, so one version
+    _scaled.get_call_template((types.literal(2), types.literal(3)), {})
+    _scaled.get_call_template((types.int64, types.literal(7)), {})
+    assert _scaled.signatures == [(types.int64, types.int64)]
+    assert _scaled_by_constants(4) == 20
 
 
 def test_kernels_must_be_compiled():

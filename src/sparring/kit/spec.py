@@ -12,6 +12,8 @@ from typing import Any, Callable, ClassVar
 
 import numpy as np
 from numba import njit
+from numba.core import types
+from numba.core.registry import CPUDispatcher
 
 from sparring.kit.cache import mark
 
@@ -20,6 +22,20 @@ KIT_FIELDS = ("rng", "tick", "phase")
 # them from Python, through the CPython wrapper), never passed around as first-class C functions, and the
 # wrapper Numba builds by default costs each compiled function about a quarter of its fixed compile cost.
 _OPTIONS = {"cache": True, "error_model": "numpy", "no_cfunc_wrapper": True}
+
+
+class HelperDispatcher(CPUDispatcher):
+    """A helper's dispatcher: a call from compiled code with a constant argument (a module constant such as
+    ``FARM``, a literal ``3``) compiles the version for the constant's type (int64), not one version per value.
+
+    Numba types a constant argument as its literal value, so ``at_place(s, a, FARM)`` and ``at_place(s, a, WELL)``
+    were two compiled functions (town compiled ``at_place`` eight times, each a unit of its own with its fixed
+    cost). A helper never needs the value at compile time: LLVM still folds it where the helper is inlined.
+    """
+
+    def get_call_template(self, args, kws):
+        unliteral = tuple(types.unliteral(a) for a in args)
+        return super().get_call_template(unliteral, {k: types.unliteral(v) for k, v in kws.items()})
 
 
 def kernel(fn: Callable) -> Any:
@@ -38,10 +54,14 @@ def helper(fn: Callable) -> Any:
     IR-level inlining copies a kernel into every call site; for big or deeply
     nested rules that multiplies compile time, so use ``helper`` there (LLVM
     still inlines where it pays). Numba compiles one version per argument
-    types, and a literal constant argument counts as its own type: pass
-    variables, not literals, to keep that to one.
+    types: pass the same types from every call site to keep that to one (a
+    constant counts as its type, e.g. int64, not as its value: see
+    :class:`HelperDispatcher`).
     """
-    return njit(**_OPTIONS)(mark(fn))
+    options = {k: v for k, v in _OPTIONS.items() if k != "cache"}
+    dispatcher = HelperDispatcher(mark(fn), locals={}, targetoptions={"nopython": True, "boundscheck": None, **options})
+    dispatcher.enable_caching()
+    return dispatcher
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,0 +1,160 @@
+"""Compile an env's step in a second process while this one compiles its reset: a cold first step sooner.
+
+From an empty cache, the first step waits for two compiles, one after the other: ``batch_reset``
+(the reset and observe kernels with their helpers; the first ``BatchedEnv`` needs it) and
+``batch_step`` (the step kernel with its helpers, reset and observe inlined again; the first
+step needs it). Each compiled function is a unit of its own in Numba's on-disk cache, so
+:func:`step_in_background` starts a process that compiles ``batch_step`` into the cache while
+this one goes on. That process types the step kernel first (the generated step calls it before
+reset and observe), so it compiles the step's own helpers while this process compiles the
+reset's, and it loads the reset's helpers from the cache once this process has saved them. When
+this process needs ``batch_step``, its first cache lookup waits for that process to end and loads
+what it saved; if nothing was saved (the process failed, or it was killed after
+:data:`WAIT_SECONDS`), this process compiles the step itself. Either way the compiled code is the
+same, so results are the same bytes.
+
+Nothing starts when the cache already holds the step (a warm start is unchanged), when Numba does
+not cache the step or its cache folder is not writable, when the env's class cannot be imported
+by its module and name in another process (a class defined in ``__main__`` or in a function),
+when this process may use fewer than two CPUs, or when ``SPARRING_COMPILE_JOBS=0``. Two processes
+that save different entries of one function's cache index at the same moment may keep only one
+of them (Numba's cache has that race for any two processes); the lost entry compiles again later.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+
+import numpy as np
+from numba import typeof
+from numba.core import caching
+
+from sparring.kit.codegen import HEADER, compile_batch
+
+WAIT_SECONDS = 600.0  # the longest wait for the step's process before compiling the step here
+SWITCH = "SPARRING_COMPILE_JOBS"  # "0": never start a compile process
+
+
+def step_signature(env_cls: type) -> tuple:
+    """Numba argument types of the generated ``batch_step``: the header (int64 [len(HEADER)]) and the actions
+    (int32 [rows, heads], C order), as :class:`~sparring.kit.batch.BatchedEnv` passes them."""
+    header = np.zeros(len(HEADER), np.int64)
+    actions = np.zeros((int(env_cls.num_agents), len(env_cls.actions.sizes)), np.int32)
+    return typeof(header), typeof(actions)
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def is_cached(dispatcher, sig: tuple) -> bool:
+    """Whether ``dispatcher``'s on-disk cache holds an entry for argument types ``sig`` (stamped by the current
+    source), without loading it."""
+    cache = dispatcher._cache
+    if isinstance(cache, caching.NullCache):
+        return False
+    return cache._index_key(sig, dispatcher.targetctx.codegen()) in cache._cache_file._load_index()
+
+
+def importable_name(env_cls: type) -> tuple[str, str] | None:
+    """``(module, qualname)`` by which another process imports ``env_cls``, or None when it cannot."""
+    module, name = env_cls.__module__, env_cls.__qualname__
+    loaded = sys.modules.get(module)
+    if module == "__main__" or "<locals>" in name or getattr(loaded, "__spec__", None) is None:
+        return None
+    return module, name
+
+
+class StepJob:
+    """The process compiling an env's ``batch_step`` into Numba's cache; :meth:`wait` until it ends."""
+
+    def __init__(self, process: subprocess.Popen):
+        self.process = process
+
+    def wait(self, timeout: float = WAIT_SECONDS) -> bool:
+        """Wait for the process to end (kill it after ``timeout`` seconds); True when it compiled and saved."""
+        try:
+            return self.process.wait(timeout) == 0
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            return False
+
+
+class _AwaitJob:
+    """Stands in for a dispatcher's Numba cache until its first lookup, which waits for ``job`` first."""
+
+    def __init__(self, dispatcher, job: StepJob):
+        self._dispatcher, self._cache, self._job = dispatcher, dispatcher._cache, job
+
+    def load_overload(self, sig, target_context):
+        self._dispatcher._cache = self._cache  # later lookups go straight to the cache
+        self._job.wait()
+        return self._cache.load_overload(sig, target_context)
+
+    def __getattr__(self, name):
+        return getattr(self._cache, name)
+
+
+def await_job(dispatcher, job: StepJob) -> None:
+    """Make ``dispatcher``'s next cache lookup wait for ``job`` before it reads the cache."""
+    dispatcher._cache = _AwaitJob(dispatcher, job)
+
+
+def step_in_background(module, env_cls: type, obs_dtype) -> StepJob | None:
+    """Start compiling ``module.batch_step`` (``module`` from :func:`~sparring.kit.codegen.compile_batch` for
+    ``env_cls`` and observations of ``obs_dtype``) in another process when the cache lacks it; this process's
+    first call of the step then loads it from the cache (see the module docstring). Returns the job, or None
+    when nothing started; a module gets at most one job."""
+    if hasattr(module, "step_job"):
+        return module.step_job
+    module.step_job = None
+    dispatcher, name = module.batch_step, importable_name(env_cls)
+    cache = dispatcher._cache
+    if (
+        os.environ.get(SWITCH, "1") == "0"
+        or usable_cpus() < 2
+        or name is None
+        or isinstance(cache, caching.NullCache)
+        or not os.access(cache._cache_path, os.W_OK)
+        or is_cached(dispatcher, step_signature(env_cls))
+    ):
+        return None
+    paths = os.pathsep.join(p for p in sys.path if p)
+    argv = [sys.executable, "-m", __name__, *name, np.dtype(obs_dtype).str]
+    process = subprocess.Popen(
+        argv,
+        env={**os.environ, SWITCH: "0", "PYTHONPATH": paths},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    module.step_job = StepJob(process)
+    await_job(dispatcher, module.step_job)
+    return module.step_job
+
+
+def compile_step(env_cls: type, obs_dtype) -> None:
+    """Compile (or load) ``batch_step`` of ``env_cls`` for observations of ``obs_dtype`` into Numba's cache."""
+    compile_batch(env_cls, obs_dtype).batch_step.compile(step_signature(env_cls))
+
+
+def main(argv: list[str]) -> int:
+    """``python -m sparring.kit.compile_jobs MODULE QUALNAME OBS_DTYPE``: compile that env's step."""
+    if len(argv) != 3:
+        print("usage: python -m sparring.kit.compile_jobs MODULE QUALNAME OBS_DTYPE (e.g. '<f4')", file=sys.stderr)
+        return 2
+    module, qualname, obs_dtype = argv
+    env_cls = importlib.import_module(module)
+    for part in qualname.split("."):
+        env_cls = getattr(env_cls, part)
+    compile_step(env_cls, np.dtype(obs_dtype))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,90 @@
+"""The step compiled in a second process on a cold cache: this process loads it instead of compiling, steps to the
+same bytes, starts nothing on a warm cache, and compiles the step itself when the other process fails."""
+
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+
+from sparring.kit import compile_jobs
+from sparring.kit.codegen import compile_batch
+from tests.kit import toys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+PROBE = """
+import hashlib, subprocess, sys
+import numpy as np
+from sparring.kit.batch import BatchedEnv, compiled
+from sparring.kit.compile_jobs import StepJob, await_job, step_in_background
+from tests.kit import toys
+
+module = compiled(toys.Walk, np.float32)
+if sys.argv[1] == "job":
+    started = step_in_background(module, toys.Walk, np.float32) is not None
+else:  # a job whose process fails before compiling anything
+    await_job(module.batch_step, StepJob(subprocess.Popen([sys.executable, "-c", "raise SystemExit(1)"])))
+    started = True
+env = BatchedEnv(toys.Walk, num_envs=8, seed=3)
+rng = np.random.default_rng(0)
+for _ in range(30):
+    env.step(rng.integers(0, 3, size=(env.rows, 1)).astype(np.int32))
+stats = module.batch_step.stats
+digest = hashlib.sha256(env.records.tobytes() + env.obs.tobytes() + env.rewards.tobytes()).hexdigest()
+print(started, sum(stats.cache_misses.values()), sum(stats.cache_hits.values()), digest)
+"""
+
+
+def probe(cache: pathlib.Path, how: str = "job", jobs: str = "1") -> tuple[bool, int, int, str]:
+    """(a job started, step compiles here, step cache loads, digest of the batch after 30 steps), fresh process."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT), compile_jobs.SWITCH: jobs}
+    out = subprocess.run([sys.executable, "-c", PROBE, how], env=env, capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-2000:]
+    started, misses, hits, digest = out.stdout.split()
+    return started == "True", int(misses), int(hits), digest
+
+
+def test_a_cold_step_loads_what_the_other_process_compiled_and_a_warm_one_starts_nothing(tmp_path):
+    alone = probe(tmp_path / "alone", jobs="0")
+    assert alone[:3] == (False, 1, 0)  # switched off: this process compiled the step
+    cold = probe(tmp_path / "cache")
+    assert cold[:3] == (True, 0, 1)  # started, and the step came from the cache the other process filled
+    assert cold[3] == alone[3]
+    warm = probe(tmp_path / "cache")
+    assert warm == (False, 0, 1, alone[3])
+
+
+def test_a_failed_job_leaves_the_step_to_this_process(tmp_path):
+    started, misses, hits, digest = probe(tmp_path / "cache", how="failing job")
+    assert (started, misses, hits) == (True, 1, 0)
+    assert digest == probe(tmp_path / "alone", jobs="0")[3]
+
+
+def test_nothing_starts_when_switched_off_or_the_cache_is_not_writable(monkeypatch):
+    monkeypatch.setenv(compile_jobs.SWITCH, "0")
+    assert compile_jobs.step_in_background(compile_batch(toys.Walk), toys.Walk, np.float32) is None
+    monkeypatch.setenv(compile_jobs.SWITCH, "1")
+    monkeypatch.setattr(compile_jobs.os, "access", lambda path, mode: False)
+    module = compile_batch(toys.Walk)
+    assert compile_jobs.step_in_background(module, toys.Walk, np.float32) is None
+    assert module.step_job is None and not isinstance(module.batch_step._cache, compile_jobs._AwaitJob)
+
+
+def test_a_class_another_process_cannot_import_gets_no_job():
+    class Local(toys.Walk):
+        name = "toy_local_walk"
+
+    assert compile_jobs.importable_name(toys.Walk) == ("tests.kit.toys", "Walk")
+    assert compile_jobs.importable_name(Local) is None
+
+
+def test_the_step_signature_is_what_a_batch_passes():
+    header, actions = compile_jobs.step_signature(toys.Walk)
+    assert str(header) == "array(int64, 1d, C)" and str(actions) == "array(int32, 2d, C)"
+
+
+def test_the_command_line_names_its_arguments(capsys):
+    assert compile_jobs.main(["tests.kit.toys"]) == 2
+    assert "usage: python -m sparring.kit.compile_jobs MODULE QUALNAME OBS_DTYPE" in capsys.readouterr().err
