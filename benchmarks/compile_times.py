@@ -1,6 +1,7 @@
 """Cold and warm start of every env, before and after a change: the compile table per env.
 
     python benchmarks/compile_times.py [--before REV] [--envs duel,town] [--repeats 3] [--warm-repeats 3]
+                                       [--step-job both|on|off]
 
 Every figure comes from a fresh subprocess that imports sparring, makes 64 envs and steps them once
 ("first step": reset and step compiled, what `sparring train` and `sparring bench` wait for), then
@@ -8,11 +9,16 @@ refreshes the observations and runs every scripted policy once ("all": what `spa
 compiles). Cold runs start from an empty NUMBA_CACHE_DIR; warm runs reuse the cache their cold run
 filled. Times are seconds from the probe's first line (its imports included) to the end of each
 stage; CPU seconds of the probe are printed beside wall seconds, since on a loaded machine they move
-less. "before" is the source of git revision REV (default: the last commit before issue 24's speed
-work), exported with `git archive` to a temporary folder and put first on PYTHONPATH; "after" is
-this checkout's src/ (--before may also name a folder holding a src/ tree, e.g. this checkout with
-some files put back, to measure one change alone). Runs alternate between the two, env by env, so a
-change of the machine's load hits both; each cell is the median over the repeats.
+less (a step compiled in a second process is not in them). "before" is the source of git revision REV
+(default: the last commit before issue 24's speed work), exported with `git archive` to a temporary
+folder and put first on PYTHONPATH; "after" is this checkout's src/ (--before may also name a folder
+holding a src/ tree, e.g. this checkout with some files put back, to measure one change alone). With
+`--step-job both` (the default) "after" runs twice: "after" compiles the step in a second process
+while the probe compiles reset (sparring.kit.compile_jobs, started by the probe before it makes the
+batch, as BatchedEnv does once it calls step_in_background) and "after-1p" with SPARRING_COMPILE_JOBS=0,
+one process; `on` or `off` keeps one of them. Runs alternate between the sides, env by env, so a change
+of the machine's load hits all; each cell is the median over the repeats, each ratio a side's median
+over the first side's.
 """
 
 from __future__ import annotations
@@ -43,6 +49,14 @@ def mark(stage):
     marks[stage] = (time.perf_counter() - wall, time.process_time() - cpu)
 cls = get(sys.argv[1])
 marks["import"] = (time.perf_counter() - wall, time.process_time() - cpu)
+try:  # the step in a second process on a cold cache (a no-op once BatchedEnv starts it itself)
+    from sparring.kit.batch import compiled
+    from sparring.kit.compile_jobs import step_in_background
+    from sparring.kit.config import make_config
+    obs_dtype = cls.obs_spec(make_config(cls, {})).dtype
+    step_in_background(compiled(cls, obs_dtype), cls, obs_dtype)
+except ImportError:  # a source tree from before kit.compile_jobs
+    pass
 env = sparring.kit.BatchedEnv(cls, num_envs=int(sys.argv[2]))
 env.step(np.zeros((env.rows, len(env.heads.sizes)), np.int32))
 mark("first_step")
@@ -70,9 +84,11 @@ def export_source(rev: str, into: str) -> str:
     return os.path.join(into, "src")
 
 
-def probe(src: str, env: str, cache: str, num_envs: int) -> dict:
-    """One fresh process on the sources in ``src`` with Numba cache ``cache``: (wall, cpu) seconds per stage."""
-    envvars = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": src}
+def probe(side: tuple[str, dict], env: str, cache: str, num_envs: int) -> dict:
+    """One fresh process on the sources in ``side``'s folder, with its environment variables and Numba cache
+    ``cache``: (wall, cpu) seconds per stage."""
+    src, extra = side
+    envvars = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": src, **extra}
     out = subprocess.run(
         [sys.executable, "-c", _PROBE, env, str(num_envs)], env=envvars, capture_output=True, text=True
     )
@@ -81,7 +97,9 @@ def probe(src: str, env: str, cache: str, num_envs: int) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def measure(sides: dict[str, str], envs: list[str], repeats: int, warm_repeats: int, num_envs: int) -> dict:
+def measure(
+    sides: dict[str, tuple[str, dict]], envs: list[str], repeats: int, warm_repeats: int, num_envs: int
+) -> dict:
     """``{(env, side): {"cold": [marks...], "warm": [marks...]}}``, sides alternating env by env."""
     runs = {(env, side): {"cold": [], "warm": []} for env in envs for side in sides}
     with tempfile.TemporaryDirectory() as scratch:
@@ -112,9 +130,10 @@ def table(runs: dict, sides: list[str], envs: list[str]) -> str:
         cells = {side: [median(runs[env, side][kind], stage) for kind, stage in cols] for side in sides}
         for side in sides:
             lines.append(f"{env:<10}{side:<8}" + "".join(f"{f'{w:.2f} ({c:.2f})':>20}" for w, c in cells[side]))
-        if len(sides) == 2:
-            ratio = [a[0] / b[0] for a, b in zip(cells[sides[1]], cells[sides[0]])]
-            lines.append(f"{'':<10}{'ratio':<8}" + "".join(f"{f'{x:.2f}x':>20}" for x in ratio))
+        for side in sides[1:]:
+            ratio = [a[0] / b[0] for a, b in zip(cells[side], cells[sides[0]])]
+            label = f"{side}/{sides[0]}" if len(sides) > 2 else "ratio"
+            lines.append(f"{'':<10}{label:<8}" + "".join(f"{f'{x:.2f}x':>20}" for x in ratio))
     return "\n".join(lines)
 
 
@@ -128,6 +147,12 @@ def main() -> None:
     p.add_argument("--repeats", type=int, default=3, help="cold runs per env and side (default 3)")
     p.add_argument("--warm-repeats", type=int, default=3, help="warm runs per env and side (default 3)")
     p.add_argument("--num-envs", type=int, default=64, help="envs in the probe's batch (default 64)")
+    p.add_argument(
+        "--step-job",
+        choices=("both", "on", "off"),
+        default="both",
+        help="'after' with the step compiled in a second process (on), in one process (off), or both (default)",
+    )
     args = p.parse_args()
     if args.repeats < 1 or args.warm_repeats < 1 or args.num_envs < 1:
         raise SystemExit("compile_times: --repeats, --warm-repeats and --num-envs must be >= 1")
@@ -139,13 +164,19 @@ def main() -> None:
     if unknown:
         raise SystemExit(f"compile_times: unknown env(s) {unknown}; known: {', '.join(registry.names())}")
     with tempfile.TemporaryDirectory() as old:
-        sides = {"after": str(REPO / "src")}
+        here = str(REPO / "src")
+        sides = {}
         if args.before:
-            sides = {"before": export_source(args.before, old), **sides}
+            sides["before"] = (export_source(args.before, old), {"SPARRING_COMPILE_JOBS": "0"})
+        if args.step_job in ("both", "off"):
+            sides["after-1p" if args.step_job == "both" else "after"] = (here, {"SPARRING_COMPILE_JOBS": "0"})
+        if args.step_job in ("both", "on"):
+            sides["after"] = (here, {"SPARRING_COMPILE_JOBS": "1"})
         runs = measure(sides, envs, args.repeats, args.warm_repeats, args.num_envs)
     print(
         f"compile table: {args.num_envs} envs, median of {args.repeats} cold runs (empty Numba cache) and "
-        f"{args.warm_repeats} warm runs per cell; before = {args.before or '(none)'}, after = this checkout"
+        f"{args.warm_repeats} warm runs per cell; before = {args.before or '(none)'}, after = this checkout "
+        f"(after-1p: its step compiled in the same process); load average {os.getloadavg()[0]:.2f} at the end"
     )
     print(table(runs, list(sides), envs))
 

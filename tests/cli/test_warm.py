@@ -29,6 +29,26 @@ def test_warm_compiles_once_then_loads_the_cache(tmp_path):
     assert second["envs"][0]["seconds"] > 0
 
 
+def test_warm_in_two_processes_fills_a_cache_the_next_start_loads(tmp_path):
+    first = _warm(str(tmp_path), "squared", "serpent", "--jobs", "2")
+    assert first["jobs"] == 2
+    assert sorted((r["env"], r["compiled"]) for r in first["envs"]) == [("serpent", True), ("squared", True)]
+    second = _warm(str(tmp_path), "squared", "serpent", "--jobs", "1")
+    assert sorted((r["env"], r["compiled"]) for r in second["envs"]) == [("serpent", False), ("squared", False)]
+
+
+def test_warm_one_env_with_its_step_in_a_second_process(tmp_path):
+    first = _warm(str(tmp_path), "squared", "--jobs", "2")
+    assert [(r["env"], r["compiled"]) for r in first["envs"]] == [("squared", True)]
+    second = _warm(str(tmp_path), "squared", "--jobs", "2")
+    assert [(r["env"], r["compiled"]) for r in second["envs"]] == [("squared", False)]
+
+
+def test_warm_rejects_jobs_below_one(capsys):
+    assert main(["warm", "squared", "--jobs", "0"]) == 2
+    assert "--jobs must be a positive int" in capsys.readouterr().err
+
+
 def test_warm_prints_a_line_per_env(capsys):
     assert main(["warm", "squared"]) == 0
     lines = capsys.readouterr().out.splitlines()
