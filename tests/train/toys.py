@@ -146,3 +146,46 @@ register("toy_masked_pick", MaskedPick)
 register("toy_match", Match)
 register("toy_timed_walk", TimedWalk)
 register("toy_timed_pair", TimedPair)
+
+
+@kernel
+def roles_reset(s, cfg):
+    s.hits = 0
+
+
+@kernel
+def roles_step(s, cfg, act, rew, term, trunc):
+    hits = 0
+    for a in range(act.shape[0]):
+        rew[a] = 1.0 if act[a, 0] == a else 0.0  # each seat has its own right answer to the same observation
+        hits += act[a, 0] == a
+        term[a] = s.tick >= 2
+    s.metrics[0] = hits / act.shape[0]  # the share of seats right in the last tick
+
+
+@kernel
+def roles_observe(s, cfg, obs, mask):
+    for a in range(obs.shape[0]):
+        obs[a, 0] = 0
+
+
+@kernel
+def roles_right(s, cfg, agent, act):
+    act[0] = agent
+
+
+class Roles(Env):
+    """Four seats see the same observation; seat k earns 1 per tick for playing k: one policy per seat can learn
+    what one shared policy (which cannot tell the seats apart) cannot."""
+
+    name = "toy_roles"
+    num_agents = 4
+    obs = Obs(1, np.uint8, low=0, high=1)
+    actions = Heads(pick=4)
+    state = {"hits": "i4"}
+    metrics = ("hits",)
+    reset, step, observe = roles_reset, roles_step, roles_observe
+    scripted = {"right": roles_right}
+
+
+register("toy_roles", Roles)

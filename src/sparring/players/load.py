@@ -66,6 +66,8 @@ def read_meta(path: str) -> dict:
         if meta.get(key) is not None:
             check_keys(meta, {key: kind}, file, "checkpoint meta.json", REMEDY)
     check_keys(meta["policy"], {"obs_size": int, "head_sizes": list}, file, "checkpoint meta.json's 'policy'", REMEDY)
+    if meta.get("policies") is not None:
+        _check_policies(meta, file)
     if not all(isinstance(v, str) for v in (meta.get("seats") or {}).values()):
         raise DamagedFile(file, "'seats' must map seat names to player specs (strings)", REMEDY)
     try:
@@ -75,6 +77,16 @@ def read_meta(path: str) -> dict:
             file, f"its env {meta['env']!r} with env_config {meta['env_config']} cannot be made ({exc})", REMEDY
         ) from None
     return meta
+
+
+def _check_policies(meta: dict, file: str) -> None:
+    """meta.json's ``policies`` of a checkpoint of several policies: a count and each seat's policy number."""
+    policies = meta["policies"]
+    ok = isinstance(policies, dict) and isinstance(policies.get("count"), int) and policies["count"] >= 1
+    seats = policies.get("seats") if ok else None
+    ok = ok and isinstance(seats, list) and all(isinstance(s, int) and -1 <= s < policies["count"] for s in seats)
+    if not ok:
+        raise DamagedFile(file, "'policies' must be {'count': P >= 1, 'seats': [a number in -1..P-1 per seat]}", REMEDY)
 
 
 def checkpoint_env_config(path: str, env_name: str) -> dict:
@@ -108,9 +120,18 @@ def build_policy(meta: dict, folder: str) -> Policy:
 
 
 def load_policy(path: str, env_name: str | None = None, env=None, device="cpu") -> tuple[Policy, dict]:
-    """The trained policy and meta of a checkpoint; checked against ``env`` when given."""
+    """The trained policy and meta of a checkpoint; checked against ``env`` when given.
+
+    A checkpoint of several policies (``--train.policies``) is refused: :func:`load_population` reads it.
+    """
     folder = resolve(path)
     meta = read_meta(folder)
+    if meta.get("policies") is not None:
+        raise ValueError(
+            f"checkpoint {folder} holds {meta['policies']['count']} policies, one per group of seats "
+            f"(--train.policies {meta.get('train_config', {}).get('policies')!r}); play it as checkpoint:PATH, "
+            "which seats each character with its policy"
+        )
     if env is not None:
         check_compatible(meta, env_name, env, folder)
     policy = build_policy(meta, folder).to(device)
@@ -118,6 +139,26 @@ def load_policy(path: str, env_name: str | None = None, env=None, device="cpu") 
     verify_files(folder, meta, ["policy.safetensors"])
     load_weights(policy, os.path.join(folder, "policy.safetensors"))
     return policy, meta
+
+
+def load_population(path: str, env_name: str | None = None, env=None, device="cpu") -> tuple[list, list[int], dict]:
+    """The trained policies of a checkpoint of several policies, each seat's policy number (-1: none) and meta."""
+    folder = resolve(path)
+    meta = read_meta(folder)
+    if meta.get("policies") is None:
+        raise ValueError(f"checkpoint {folder} holds one policy for every seat; load it with load_policy")
+    if env is not None:
+        check_compatible(meta, env_name, env, folder)
+    count = meta["policies"]["count"]
+    files = [f"policy-{i}.safetensors" for i in range(count)]
+    verify_files(folder, meta, files)
+    policies = []
+    for file in files:
+        policy = build_policy(meta, folder).to(device)
+        policy.heads.to(device)
+        load_weights(policy, os.path.join(folder, file))
+        policies.append(policy)
+    return policies, list(meta["policies"]["seats"]), meta
 
 
 def verify_files(folder: str, meta: dict, names: list[str]) -> None:

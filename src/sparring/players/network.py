@@ -7,7 +7,8 @@ import os
 import numpy as np
 import torch
 
-from sparring.players.load import load_policy
+from sparring.players.load import load_policy, load_population, read_meta
+from sparring.players.seats import SeatPlayers
 
 
 class NetworkPlayer:
@@ -91,11 +92,19 @@ class NetworkPlayer:
         self._last_tick[rows] = env.records["tick"][rows // env.num_agents].astype(np.int64) - 1
 
 
-def checkpoint_player(path: str, env, seed: int = 0, greedy: bool = False) -> NetworkPlayer:
-    """The trained policy of the checkpoint at ``path`` (a run folder or checkpoints/step-N) for ``env``.
+def checkpoint_player(path: str, env, seed: int = 0, greedy: bool = False):
+    """The trained policy of the checkpoint at ``path`` (a run folder or checkpoints/step-N) for ``env``: a
+    :class:`NetworkPlayer`, or for a checkpoint of several policies (``--train.policies``) a
+    :class:`~sparring.players.seats.SeatPlayers` that plays each seat with its policy.
 
     ``seed`` seeds torch's global generator, which the sampling noise comes from.
     """
+    if read_meta(path).get("policies") is not None:
+        nets, seats, meta = load_population(path, env.env_cls.name, env)
+        name = f"checkpoint:{os.path.abspath(path)}@step{meta['step']}"
+        players = [NetworkPlayer(net.eval(), f"{name}#{i}", greedy) for i, net in enumerate(nets)]
+        torch.manual_seed(seed)
+        return SeatPlayers({s: players[p] for s, p in enumerate(seats) if p >= 0}, name + (":greedy" if greedy else ""))
     net, meta = load_policy(path, env.env_cls.name, env)
     torch.manual_seed(seed)
     return NetworkPlayer(net.eval(), f"checkpoint:{os.path.abspath(path)}@step{meta['step']}", greedy)

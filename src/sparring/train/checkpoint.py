@@ -70,6 +70,9 @@ def save_checkpoint(run_dir: str, trainer, keep: int = 3) -> str:
 
 def _write_state(tmp: str, trainer) -> None:
     """The files of a checkpoint of ``trainer``, written into the folder ``tmp``."""
+    if getattr(trainer, "population", None) is not None:
+        trainer.population.save(tmp, trainer)  # several policies: files of their own (train.population_checkpoint)
+        return
     state = trainer.train_state()
     opponent = state["opponent"] or {"json": None, "tensors": {}}
     if not all(bool(torch.isfinite(p).all()) for p in trainer.policy.parameters()):
@@ -89,6 +92,15 @@ def _write_state(tmp: str, trainer) -> None:
         {"optimizer": trainer.optimizer.state_dict(), "torch_rng": torch.get_rng_state()},
         os.path.join(tmp, "optimizer.pt"),
     )
+    write_meta(tmp, trainer, len(state["recurrent_state"]), opponent["json"], FILES)
+    if getattr(trainer, "restarts", None) is not None:
+        trainer.restarts.save(tmp)  # the Go-Explore archive
+    if getattr(trainer, "curriculum", None) is not None:
+        trainer.curriculum.save(tmp)  # its statistics, draws and each env's origin
+
+
+def write_meta(tmp: str, trainer, recurrent_count: int, opponent_json, files, **more) -> None:
+    """meta.json of a checkpoint in ``tmp``: who, what and when, and the checksums of ``files`` (plus ``more``)."""
     meta = {
         "format": FORMAT,
         "env": trainer.env_name,
@@ -101,16 +113,13 @@ def _write_state(tmp: str, trainer) -> None:
         "step": trainer.global_step,
         "iteration": trainer.iteration,
         "elapsed": trainer.elapsed,
-        "recurrent_count": len(state["recurrent_state"]),
-        "opponent_state": opponent["json"],
-        "checksums": checksums(tmp, FILES),
+        "recurrent_count": recurrent_count,
+        "opponent_state": opponent_json,
+        **more,
+        "checksums": checksums(tmp, files),
     }
     with open(os.path.join(tmp, "meta.json"), "w") as fh:
         json.dump(meta, fh, indent=1)
-    if getattr(trainer, "restarts", None) is not None:
-        trainer.restarts.save(tmp)  # the Go-Explore archive
-    if getattr(trainer, "curriculum", None) is not None:
-        trainer.curriculum.save(tmp)  # its statistics, draws and each env's origin
 
 
 def read_resume_meta(path: str) -> dict:
@@ -132,17 +141,16 @@ def restore_trainer(trainer, path: str) -> dict:
     # rebuilt, the saved spec gains the defaults of settings newer than the checkpoint
     if build_policy(meta, folder).spec != trainer.policy.spec:
         raise ValueError(f"checkpoint policy {meta['policy']} differs from this run's {trainer.policy.spec}")
+    if (meta.get("policies") is not None) != (getattr(trainer, "population", None) is not None):
+        raise ValueError(
+            f"checkpoint {folder} was trained with train.policies {meta['train_config'].get('policies', 'shared')!r}, "
+            f"this run with {trainer.cfg.policies!r}; resume it with the run's own settings"
+        )
+    if getattr(trainer, "population", None) is not None:
+        trainer.population.restore(trainer, folder, meta)
+        return meta
     verify_files(folder, meta, list(FILES))
-    records = read_npy(
-        os.path.join(folder, "records.npy"),
-        trainer.env.env_cls.record_dtype,
-        (trainer.env.num_envs,),
-        "env state records",
-        REMEDY,
-    )
-    validate_states(
-        trainer.env.env_cls, trainer.env.config, records, os.path.join(folder, "records.npy"), lambda i: f"env {i}"
-    )  # a crafted file passes its checksums: the values are checked too
+    records = read_records(trainer, folder)
     extra = _rollout_tensors(os.path.join(folder, "state.safetensors"), trainer, meta["recurrent_count"])
     load_weights(trainer.policy, os.path.join(folder, "policy.safetensors"))
     file = os.path.join(folder, "optimizer.pt")
@@ -161,19 +169,39 @@ def restore_trainer(trainer, path: str) -> dict:
             "opponent": None,
         }
     )
+    restore_opponent(trainer, folder, meta, extra)
+    if getattr(trainer, "restarts", None) is not None and os.path.exists(os.path.join(folder, "archive.json")):
+        trainer.restarts.load(folder)
+    if getattr(trainer, "curriculum", None) is not None and os.path.exists(os.path.join(folder, "curriculum.npz")):
+        trainer.curriculum.load(folder)
+    return meta
+
+
+def read_records(trainer, folder: str):
+    """The env records of the checkpoint in ``folder``, their layout and values checked for ``trainer``'s env."""
+    records = read_npy(
+        os.path.join(folder, "records.npy"),
+        trainer.env.env_cls.record_dtype,
+        (trainer.env.num_envs,),
+        "env state records",
+        REMEDY,
+    )
+    validate_states(
+        trainer.env.env_cls, trainer.env.config, records, os.path.join(folder, "records.npy"), lambda i: f"env {i}"
+    )  # a crafted file passes its checksums: the values are checked too
+    return records
+
+
+def restore_opponent(trainer, folder: str, meta: dict, extra: dict) -> None:
+    """The opponent's state (self-play pool, league) from meta.json and the ``opponent.*`` tensors in ``extra``."""
     if trainer.opponent is not None and meta["opponent_state"] is not None:
-        with reading(folder, "self-play state (meta.json's opponent_state, state.safetensors' opponent.*)", REMEDY):
+        with reading(folder, "opponent state (meta.json's opponent_state, state.safetensors' opponent.*)", REMEDY):
             trainer.opponent.load_state(
                 {
                     "json": meta["opponent_state"],
                     "tensors": {k[len("opponent.") :]: v for k, v in extra.items() if k.startswith("opponent.")},
                 }
             )
-    if getattr(trainer, "restarts", None) is not None and os.path.exists(os.path.join(folder, "archive.json")):
-        trainer.restarts.load(folder)
-    if getattr(trainer, "curriculum", None) is not None and os.path.exists(os.path.join(folder, "curriculum.npz")):
-        trainer.curriculum.load(folder)
-    return meta
 
 
 def _rollout_tensors(file: str, trainer, recurrent_count: int) -> dict:

@@ -68,8 +68,28 @@ class TrainConfig:
     )
     checkpoint_s: float = knob(30.0, "Seconds between checkpoints (0: after every update).", low=0)
     keep_checkpoints: int = knob(3, "Newest checkpoints to keep in the run folder.", low=1)
-    pool_size: int = knob(8, "Self-play: past policies kept in the opponent pool.", low=1)
-    pool_every: int = knob(20, "Self-play: updates between snapshots of the learner into the pool.", low=1)
+    pool_size: int = knob(8, "Self-play and league: past policies kept in the opponent pool.", low=1)
+    pool_every: int = knob(20, "Self-play and league: updates between snapshots of the learner into the pool.", low=1)
+    policies: str = knob(
+        "shared",
+        "Which policy learns from each trained seat (as RLlib's policy_mapping_fn, fixed per seat): shared (one "
+        "policy for all), seat (one per seat), groups:K (K policies, each a run of consecutive seats), or one "
+        "policy number per trained seat, comma-separated (e.g. 0,0,1,1,2,2,3,3). Each policy learns from its own "
+        "rows with its own optimizer and checkpoint files; checkpoint:RUN plays each seat with its policy.",
+    )
+    league: str = knob(
+        "",
+        "League filling --train.league_seats characters of every env, comma-separated members: player specs "
+        "(scripted:NAME, scripted:NAME:P, random, checkpoint:RUN) and self (snapshots of the run's policies every "
+        "pool_every updates, the newest pool_size kept). Each env group's member is re-drawn after every update by "
+        "PFSP, as for self-play (empty: no league).",
+    )
+    league_seats: int = knob(
+        0,
+        "League: characters of every env the league plays, a block of K consecutive trained seats starting at "
+        "seat e*K of env e (wrapping), so each seat trains in the other envs; 1 .. trained seats - 1 with a league.",
+        low=0,
+    )
     imitate: str = knob(
         "",
         "Behaviour-cloning warm start: a scripted policy of the env (e.g. planner) whose actions "

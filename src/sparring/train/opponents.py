@@ -14,6 +14,26 @@ from sparring.players.opponents import SELF_PLAY, assigned_players, resolve_seat
 GROUPS = 4  # env groups, each facing one pool member per update: few forwards per step, varied opponents
 
 
+def pfsp_draw(rng: np.random.Generator, wins: list[float], games: list[float], groups: int = GROUPS) -> np.ndarray:
+    """Prioritised fictitious self-play: one member per env group, member ``i`` with weight (1 - p_i)^2 + 1e-6,
+    p_i = (wins_i + 1) / (games_i + 2) the learner's smoothed win rate against it (the members it loses to
+    come most often, the ones it always beats almost never)."""
+    p = (np.asarray(wins) + 1.0) / (np.asarray(games) + 2.0)
+    weight = (1.0 - p) ** 2 + 1e-6
+    return rng.choice(len(wins), size=groups, p=weight / weight.sum())
+
+
+def credit(wins: list[float], games: list[float], choice: np.ndarray, groups: np.ndarray, returns: np.ndarray) -> None:
+    """Score ended episodes for the members that played them: ``groups[k]`` is the env group of the k-th ended
+    episode, ``returns[k]`` the learner's return in it (a win above 0, a loss below, a draw counts half);
+    ``choice[g]`` is group g's member. Adds to ``wins`` and ``games`` in place."""
+    score = np.where(returns > 0, 1.0, np.where(returns < 0, 0.0, 0.5))
+    for g in range(len(choice)):
+        sel = groups == g
+        wins[choice[g]] += float(score[sel].sum())
+        games[choice[g]] += float(sel.sum())
+
+
 def make_opponent(
     env_cls, name: str | None, env_config: dict, cfg, explicit: dict | None = None, seats: dict | None = None
 ):
@@ -143,9 +163,7 @@ class PoolOpponent:
                 seq.pop(0)
 
     def _draw(self) -> None:
-        p = (np.asarray(self.wins) + 1.0) / (np.asarray(self.games) + 2.0)
-        weight = (1.0 - p) ** 2 + 1e-6
-        self.choice = self.rng.choice(len(self.pool), size=GROUPS, p=weight / weight.sum())
+        self.choice = pfsp_draw(self.rng, self.wins, self.games)
         self._build_nets()
 
     def _build_nets(self) -> None:
@@ -172,11 +190,7 @@ class PoolOpponent:
         if not env_done.any():
             return
         done = np.flatnonzero(env_done)
-        score = np.where(self.returns[done] > 0, 1.0, np.where(self.returns[done] < 0, 0.0, 0.5))
-        for g in range(GROUPS):
-            sel = self.group_of_env[done] == g
-            self.wins[self.choice[g]] += float(score[sel].sum())
-            self.games[self.choice[g]] += float(sel.sum())
+        credit(self.wins, self.games, self.choice, self.group_of_env[done], self.returns[done])
         self.returns[done] = 0.0
         keep = torch.from_numpy(~np.repeat(env_done, self.env.num_agents))
         self.states = [tuple(s * keep[r].unsqueeze(-1) for s in st) for st, r in zip(self.states, self.group_rows)]

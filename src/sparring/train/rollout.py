@@ -191,23 +191,12 @@ class Rollout:
 
     def collect(self) -> dict:
         """Run one rollout; returns timings ``perf/env_s``, ``perf/infer_s``."""
-        env, policy, env_s, infer_s = self.env, self.policy, 0.0, 0.0
+        env, env_s, infer_s = self.env, 0.0, 0.0
         self.begin()
-        recurrent = policy.recurrent
         with torch.inference_mode():
             for t in range(self.horizon):
                 start = time.perf_counter()
-                self.obs[t].copy_(self._take(self._obs_np))
-                self.mask[t].copy_(self._take(self._mask_np))
-                self.resets[t] = self.just_done
-                reset = self.just_done if recurrent else None
-                actions, logprob, value, self.state = policy.act(self.obs[t], self.mask[t], self.state, reset)
-                self.actions[t], self.logprob[t], self.values[t] = actions, logprob, value
-                acts = actions.cpu().numpy()
-                if self.all_rows:
-                    self.env_actions[:] = acts
-                else:
-                    self.env_actions[self.rows_np] = acts
+                self.act(t, self.env_actions)
                 if self.opponent is not None:
                     self.opponent.fill(self.env_actions)
                 mid = time.perf_counter()
@@ -221,14 +210,35 @@ class Rollout:
                 end = time.perf_counter()
                 env_s += end - mid
                 infer_s += mid - start
-            if recurrent:
-                # the state entering the next rollout must already be reset where an episode ended
-                self.state = tuple(s * (~self.just_done).unsqueeze(-1) for s in self.state)
-            obs = self._take(self._obs_np)
-            self.last_value = policy.value(obs, self.state) if recurrent else policy.value(obs)
+            self.finish()
             self.restart_ended()
         self.steps += self.horizon * len(self.rows_np)
         return {"perf/env_s": env_s, "perf/infer_s": infer_s}
+
+    def act(self, t: int, env_actions: np.ndarray) -> None:
+        """Step ``t``'s observations, the policy's actions, log-probs and values for the trained rows (inside
+        ``torch.inference_mode``); the actions also go into their rows of ``env_actions``."""
+        self.obs[t].copy_(self._take(self._obs_np))
+        self.mask[t].copy_(self._take(self._mask_np))
+        self.resets[t] = self.just_done
+        reset = self.just_done if self.policy.recurrent else None
+        actions, logprob, value, self.state = self.policy.act(self.obs[t], self.mask[t], self.state, reset)
+        self.actions[t], self.logprob[t], self.values[t] = actions, logprob, value
+        acts = actions.cpu().numpy()
+        if self.all_rows:
+            env_actions[:] = acts
+        else:
+            env_actions[self.rows_np] = acts
+
+    def finish(self) -> None:
+        """After the last step (inside ``torch.inference_mode``): reset the memory of rows whose episode ended and
+        value the observations the next rollout starts from (``last_value``)."""
+        recurrent = self.policy.recurrent
+        if recurrent:
+            # the state entering the next rollout must already be reset where an episode ended
+            self.state = tuple(s * (~self.just_done).unsqueeze(-1) for s in self.state)
+        obs = self._take(self._obs_np)
+        self.last_value = self.policy.value(obs, self.state) if recurrent else self.policy.value(obs)
 
     def note_ends(self) -> None:
         """After an env step (and before ``store_step``): tell the episode-end hook, if any, which envs ended."""

@@ -16,6 +16,7 @@ from sparring.train.curriculum import Curriculum
 from sparring.train.curriculum_sources import load_start_states
 from sparring.train.opponents import make_opponent
 from sparring.train.optim import make_optimizer
+from sparring.train.populations import SHARED, populate
 from sparring.train.ppo import ppo_update
 from sparring.train.rollout import Rollout
 from sparring.train.schedule import EnvAnneal, parse_anneal
@@ -102,7 +103,12 @@ class Trainer:
         self.policy.heads.to(self.device)
         self.optimizer = make_optimizer(self.policy, cfg.optimizer, cfg.lr)
         self.opponent, train_rows = self.opponent_factory(self.env, self.policy, self.device)
+        self.population = None  # several policies (train.policies other than shared; sparring.train.populations)
+        if cfg.policies != SHARED or cfg.league or cfg.league_seats:
+            self.opponent, train_rows, self.population = populate(self, train_rows)
         self.rollout = Rollout(self.env, self.policy, cfg.horizon, train_rows, self.opponent, self.device)
+        if self.population is not None:
+            self.rollout.stats = self.population.stats  # a warm start's episodes and the population's, one log
         self.restarts = None  # Go-Explore restarts, the rollout's episode-end hook (train.archive_fraction > 0)
         if cfg.archive_fraction > 0:
             from sparring.explore.restarts import ArchiveRestarts
@@ -175,11 +181,18 @@ class Trainer:
         """One rollout and one PPO update; returns this iteration's metrics."""
         start = time.perf_counter()
         lr = self.cfg.lr * (1.0 - self.progress()) if self.cfg.anneal_lr else self.cfg.lr
-        self.optimizer.set_lr(lr)
         knobs = self.anneal.apply(self.progress()) if self.anneal is not None else {}
-        perf = self.rollout.collect()
-        collected = time.perf_counter()
-        losses = ppo_update(self.policy, self.optimizer, self.rollout, self.cfg)
+        if self.population is None:
+            self.optimizer.set_lr(lr)
+            perf = self.rollout.collect()
+            collected = time.perf_counter()
+            losses = ppo_update(self.policy, self.optimizer, self.rollout, self.cfg)
+        else:
+            if self.iteration == 0 and self.global_step > 0:  # a warm start cloned policy 0 on every trained row
+                self.population.broadcast(self.rollout)
+            perf = self.population.collect()
+            collected = time.perf_counter()
+            losses = self.population.update(self.cfg, lr)
         if self.restarts is not None:
             losses.update(self.restarts.metrics())
         if self.curriculum is not None:
