@@ -1,11 +1,12 @@
-"""Borrowed views see and change the caller's memory; the atomic counter loses no add across threads."""
+"""Borrowed views see and change the caller's memory; a local record copy keeps its writes; the atomics lose no add
+and give each value to one thread."""
 
 import threading
 
 import numpy as np
 from numba import njit
 
-from sparring.kit.unowned import fetch_add, spin_until, unowned
+from sparring.kit.unowned import compare_and_swap, fetch_add, local_copy, spin_until, unowned
 
 
 @njit(cache=True)
@@ -48,3 +49,46 @@ def test_spin_until_sees_another_threads_count():
     timer.start()
     assert spin_until(counts, 1, 1, 10**12)  # returns once the other thread's add lands
     timer.join()
+
+
+@njit
+def _copy_and_change(records):
+    copy = local_copy(records[0])
+    copy.a += 5  # changes the copy only
+    return copy.a, copy.b, records[0].a
+
+
+def test_local_copy_reads_the_record_and_keeps_its_writes():
+    records = np.zeros(1, np.dtype([("a", np.int32), ("b", np.float64)], align=True))
+    records[0] = (3, 2.5)
+    assert _copy_and_change(records) == (8, 2.5, 3)
+    assert records[0]["a"] == 3
+
+
+@njit(nogil=True)
+def _claim(board, claims, times):
+    won = 0
+    for _ in range(times):
+        while True:
+            seen = board[0]
+            if compare_and_swap(board, 0, seen, seen + 1):
+                claims[seen] += 1
+                won += 1
+                break
+    return won
+
+
+@njit
+def _swap(board, expected, value):
+    return compare_and_swap(board, 0, expected, value)
+
+
+def test_compare_and_swap_gives_each_value_to_one_thread():
+    board, claims = np.zeros(1, np.int64), np.zeros(90_000, np.int64)
+    threads = [threading.Thread(target=_claim, args=(board, claims, 30_000)) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert board[0] == 90_000 and (claims == 1).all()
+    assert not _swap(board, 5, 6) and _swap(board, 90_000, 7) and board[0] == 7

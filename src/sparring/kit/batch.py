@@ -154,9 +154,7 @@ class BatchedEnv:
         self.num_threads = min(int(num_threads), len(bounds) - 1)
         self._head = self._header(0, self.num_envs, whole=True)
         self._pieces = np.stack([self._header(lo, hi, whole=False) for lo, hi in zip(bounds[:-1], bounds[1:])])
-        self._workers = (
-            SlicePool(self._k.batch_step_pieces, self._pieces, self.num_threads) if self.num_threads > 1 else None
-        )
+        self._workers = SlicePool(self._k, self._pieces, self.num_threads) if self.num_threads > 1 else None
         self.reset(seed)
 
     def _alloc(self) -> None:
