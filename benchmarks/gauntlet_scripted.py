@@ -1,14 +1,17 @@
 """The scripted players of `gauntlet`: clear rate, how far they get, how they die, what they have left at each wave.
 
-    .venv/bin/python benchmarks/gauntlet_scripted.py [--players expert,competent,steady,passive] [--episodes 500]
-        [--seed 0] [--env.KEY VALUE ...]
+    .venv/bin/python benchmarks/gauntlet_scripted.py [--players expert,competent,steady,passive,checkpoint:RUN]
+        [--episodes 500] [--seed 0] [--env.KEY VALUE ...]
 
 Each of ``episodes`` envs plays its first run. Per player: the clear rate with its
 95% Wilson interval, deaths and time-outs, the wave reached, and per wave the runs
-that ended there (``died``), the share that reached it, and the mean hp, prayer
-points, heals and restores they had and the tick it was when they arrived. Then the
-deaths by damage source, the deadliest phases and the supplies used per run, and the
-cost in seconds per run.
+that ended there (``died``), the share that reached it, the mean hp, prayer
+points, heals and restores they had and the tick it was when they arrived, and the
+share of all played ticks spent in the wave. Then the deaths by damage source, the
+deadliest phases, the supplies used per run (and the heals drunk with more than 69 hp,
+part of the dose wasted), and the cost in seconds per run. ``checkpoint:RUN`` plays a
+trained policy the same way (its actions sampled), to see where its runs spend their
+time and supplies against the scripted players'.
 
 ``expert`` is the reference that clears; ``competent`` flicks prayer from the
 forecast but a tick early and never dodges; ``steady`` prays all the time.
@@ -26,7 +29,7 @@ import numpy as np
 from ladders import gauntlet_passive, gauntlet_runs
 
 from sparring.envs.gauntlet.env import Gauntlet
-from sparring.envs.gauntlet.world import SOURCES, WAVES
+from sparring.envs.gauntlet.world import HEAL_HP, MAX_HP, SOURCES, WAVES
 from sparring.evaluate.wilson import wilson_interval
 
 PLAYERS = ("expert", "competent", "steady", "passive")
@@ -43,14 +46,15 @@ def report(r: dict) -> list[str]:
         f"median {int(sorted(waves)[n // 2])}, max {waves.max()}; mean length {r['ticks']:.0f} ticks; "
         f"{r['seconds']:.1f} s ({r['seconds'] / n * 1000:.1f} ms per run)",
         f"  {'wave':>4} {'died':>5} {'reached':>8}   at arrival: {'hp':>5} {'prayer':>6} {'heals':>5} "
-        f"{'restores':>8} {'tick':>5}",
+        f"{'restores':>8} {'tick':>5} {'time':>6}",
     ]
     ended = np.bincount(waves[~r["cleared"]], minlength=WAVES + 1)
     for w in range(int(np.flatnonzero(a["count"])[0]), WAVES + 1):
         if a["count"][w]:
             lines.append(
                 f"  {w:>4} {ended[w]:>5} {a['count'][w] / n:>8.1%}               {a['hp'][w]:>5.1f} "
-                f"{a['pp'][w]:>6.1f} {a['heals'][w]:>5.2f} {a['restores'][w]:>8.2f} {a['tick'][w]:>5.0f}"
+                f"{a['pp'][w]:>6.1f} {a['heals'][w]:>5.2f} {a['restores'][w]:>8.2f} {a['tick'][w]:>5.0f} "
+                f"{r['time'][w]:>6.1%}"
             )
     killers = {s: round(m[f"killed_by_{s}"] * n) for s in SOURCES}
     lines.append(f"  deaths by damage source: {killers}")
@@ -58,7 +62,8 @@ def report(r: dict) -> list[str]:
     lines.append(
         f"  per run: heals {m['heals_used']:.2f}, restores {m['restores_used']:.2f}, pillars lost "
         f"{m['pillars_lost']:.2f}, healers tagged {m['healers_tagged']:.2f} / killed "
-        f"{m['healers_killed']:.2f}, lowest hp {m['lowest_hp']:.1f}"
+        f"{m['healers_killed']:.2f}, lowest hp {m['lowest_hp']:.1f}; heals drunk above "
+        f"{MAX_HP - HEAL_HP} hp {r['overheals']} of {r['heals']}"
     )
     return lines
 
@@ -93,13 +98,15 @@ def main() -> None:
     if len(config) * 2 != len(extra):
         parser.error(f"unexpected arguments {extra}; env overrides look like --env.KEY VALUE")
     players = [p for p in args.players.split(",") if p]
-    unknown = [p for p in players if p not in PLAYERS and p not in Gauntlet.scripted]
+    unknown = [
+        p for p in players if p not in PLAYERS and p not in Gauntlet.scripted and not p.startswith("checkpoint:")
+    ]
     if unknown or not players:
-        parser.error(f"--players {args.players!r}: expected names from {', '.join(PLAYERS)}")
+        parser.error(f"--players {args.players!r}: expected names from {', '.join(PLAYERS)} or checkpoint:RUN")
     if args.episodes < 1:
         parser.error(f"--episodes must be at least 1, got {args.episodes}")
     t0 = time.perf_counter()
-    print(f"gauntlet scripted players, {args.episodes} runs each, seed {args.seed}, config {config or 'defaults'}")
+    print(f"gauntlet players, {args.episodes} runs each, seed {args.seed}, config {config or 'defaults'}")
     for player in players:
         if player == "passive":
             print(passive_line(args.episodes, args.seed, config))

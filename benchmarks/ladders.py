@@ -15,7 +15,7 @@ import numpy as np
 
 from sparring.envs.duel.env import Duel
 from sparring.envs.gauntlet.env import Gauntlet
-from sparring.envs.gauntlet.world import WAVES
+from sparring.envs.gauntlet.world import HEAL_HP, MAX_HP, WAVES
 from sparring.envs.serpent.env import Serpent
 from sparring.kit.batch import BatchedEnv
 from sparring.kit.scripted_episodes import first_episodes
@@ -100,26 +100,51 @@ def serpent_fights(policy: str, episodes: int, seed: int = 0, **config) -> dict:
     }
 
 
+def _gauntlet_actor(policy: str, env: BatchedEnv):
+    """A function that fills ``acts`` for every row of ``env``: the scripted player ``policy``, or for
+    ``checkpoint:RUN`` the checkpoint's policy (its actions sampled, as training plays)."""
+    if not policy.startswith("checkpoint:"):
+        return lambda acts: env.scripted_actions(policy, out=acts)
+    import torch
+
+    from sparring.players.load import load_policy
+
+    net, _ = load_policy(policy.split(":", 1)[1], "gauntlet", env=env)
+    memory = [net.initial_state(env.rows)]
+
+    def act(acts: np.ndarray) -> None:
+        with torch.inference_mode():
+            actions, _, _, memory[0] = net.act(torch.from_numpy(env.obs), torch.from_numpy(env.mask), memory[0], None)
+        acts[:] = actions.numpy()
+
+    return act
+
+
 def gauntlet_runs(policy: str, episodes: int, seed: int = 0, **config) -> dict:
-    """Play the first gauntlet run of each of ``episodes`` envs with the scripted player ``policy``.
+    """Play the first gauntlet run of each of ``episodes`` envs with ``policy``: a scripted player's name, or
+    ``checkpoint:RUN`` (a trained policy, sampled).
 
     Returns ``clears``, ``deaths``, ``timeouts``, ``episodes``, the wave each run
     reached (``waves``, an array), which runs were cleared (``cleared``, bool), the
     mean of every episode metric (``metrics``), the mean length in ticks (``ticks``),
     the phase labels of the deaths (``death_phases``, a Counter), the wall time
-    (``seconds``) and what the runs had on arriving at each wave (``arrivals``: per
+    (``seconds``), what the runs had on arriving at each wave (``arrivals``: per
     wave 0..30, the number of runs that arrived and their mean ``hp``, ``pp``,
     ``heals``, ``restores`` and ``tick``; a run's first wave counts as arrived at its
-    start).
+    start), the share of all played ticks spent in each wave (``time``), and the heal
+    doses drunk in all (``heals``) and with more than ``MAX_HP - HEAL_HP`` hp, so that
+    part of the dose was wasted (``overheals``).
     """
     start = time.perf_counter()
     env = BatchedEnv(Gauntlet, num_envs=episodes, seed=seed, autoreset=False, **config)
+    act = _gauntlet_actor(policy, env)
     names = list(Gauntlet.metrics)
     metrics = np.zeros((episodes, len(names)), np.float64)
     phase, ticks = np.zeros(episodes, np.int64), np.zeros(episodes, np.int64)
     fields = ("hp", "pp", "heals", "restores", "tick")
     sums = np.zeros((len(fields), WAVES + 1), np.float64)
-    count = np.zeros(WAVES + 1, np.int64)
+    count, played = np.zeros(WAVES + 1, np.int64), np.zeros(WAVES + 1, np.int64)
+    heals = overheals = 0
 
     def arrive(rows: np.ndarray) -> None:
         waves = env.records["wave"][rows]
@@ -131,10 +156,14 @@ def gauntlet_runs(policy: str, episodes: int, seed: int = 0, **config) -> dict:
     arrive(np.arange(episodes))
     acts = np.zeros((env.rows, len(env.heads.sizes)), np.int32)
     while open_.any():
-        before = env.records["wave"].copy()
-        env.scripted_actions(policy, out=acts)
+        before = env.records[["wave", "hp", "heals"]].copy()
+        np.add.at(played, before["wave"][open_], 1)
+        act(acts)
         env.step(acts)
-        arrive(np.flatnonzero(open_ & ~env.done & (env.records["wave"] > before)))
+        drank = open_ & (env.records["heals"] < before["heals"])
+        heals += int(drank.sum())
+        overheals += int((drank & (before["hp"] > MAX_HP - HEAL_HP)).sum())
+        arrive(np.flatnonzero(open_ & ~env.done & (env.records["wave"] > before["wave"])))
         ended = env.done & open_
         metrics[ended] = env.records["metrics"][ended]
         phase[ended] = env.records["phase"][ended]
@@ -156,6 +185,9 @@ def gauntlet_runs(policy: str, episodes: int, seed: int = 0, **config) -> dict:
         "metrics": {n: float(metrics[:, k].mean()) for k, n in enumerate(names)},
         "death_phases": Counter(Gauntlet.phases[p] for p in phase[died]),
         "arrivals": {"count": count, **{field: means[f] for f, field in enumerate(fields)}},
+        "time": played / max(played.sum(), 1),
+        "heals": heals,
+        "overheals": overheals,
         "seconds": time.perf_counter() - start,
     }
 

@@ -1,6 +1,7 @@
 """The scripted players of `gauntlet`: flicks, dodges, the shield, the ladder order, and the expert's clears."""
 
 import numpy as np
+import pytest
 from ladders import gauntlet_runs, wave_table
 
 from sparring.envs.gauntlet import world as W
@@ -80,3 +81,6 @@ def test_expert_clears_from_wave_1_where_competent_and_steady_never_do():
     runs = {p: gauntlet_runs(p, 16, seed=11) for p in ("expert", "competent", "steady")}
     assert runs["expert"]["clears"] >= 10  # about 89% of 500 runs (benchmarks/gauntlet_scripted.py)
     assert runs["competent"]["clears"] == runs["steady"]["clears"] == 0  # 0 of 500 each
+    expert = runs["expert"]
+    assert expert["heals"] > 16 and expert["overheals"] == 0  # it drinks only when a whole dose fits
+    assert expert["time"].sum() == pytest.approx(1) and expert["time"][W.WAVES] > expert["time"][1]  # the last is long
