@@ -1,7 +1,7 @@
 """Cold and warm start of every env, before and after a change: the compile table per env.
 
-    python benchmarks/compile_times.py [--before REV] [--envs duel,town] [--repeats 3] [--warm-repeats 3]
-                                       [--step-job both|on|off]
+    python benchmarks/compile_times.py [--before REV] [--after REV] [--envs duel,town] [--repeats 3]
+                                       [--warm-repeats 3] [--step-job both|on|off]
 
 Every figure comes from a fresh subprocess that imports sparring, makes 64 envs and steps them once
 ("first step": reset and step compiled, what `sparring train` and `sparring bench` wait for), then
@@ -9,16 +9,19 @@ refreshes the observations and runs every scripted policy once ("all": what `spa
 compiles). Cold runs start from an empty NUMBA_CACHE_DIR; warm runs reuse the cache their cold run
 filled. Times are seconds from the probe's first line (its imports included) to the end of each
 stage; CPU seconds of the probe are printed beside wall seconds, since on a loaded machine they move
-less (a step compiled in a second process is not in them). "before" is the source of git revision REV
-(default: the last commit before issue 24's speed work), exported with `git archive` to a temporary
-folder and put first on PYTHONPATH; "after" is this checkout's src/ (--before may also name a folder
-holding a src/ tree, e.g. this checkout with some files put back, to measure one change alone). With
-`--step-job both` (the default) "after" runs twice: "after" compiles the step in a second process
-while the probe compiles reset (sparring.kit.compile_jobs, started by the probe before it makes the
-batch, as BatchedEnv does once it calls step_in_background) and "after-1p" with SPARRING_COMPILE_JOBS=0,
-one process; `on` or `off` keeps one of them. Runs alternate between the sides, env by env, so a change
-of the machine's load hits all; each cell is the median over the repeats, each ratio a side's median
-over the first side's.
+less (a step compiled in a second process is not in them).
+
+"before" is the source of git revision REV (default: the last commit before issue 24's speed work),
+exported with `git archive` to a temporary folder and put first on PYTHONPATH; "after" is this
+checkout's src/, or with --after the source of another revision (the kit's files stamp every cache
+entry, so a checkout edited while the runs go recompiles in its "warm" runs: measure a revision then).
+Either may also name a folder holding a src/ tree, e.g. this checkout with some files put back, to
+measure one change alone. With `--step-job both` (the default) "after" runs twice: "after" compiles
+the step in a second process while the probe compiles reset (sparring.kit.compile_jobs; the probe
+starts it before it makes the batch, as BatchedEnv does once it calls step_in_background) and
+"after-1p" with SPARRING_COMPILE_JOBS=0, one process; `on` or `off` keeps one of them. Runs alternate
+between the sides, env by env, so a change of the machine's load hits all; each cell is the median
+over the repeats, each ratio a side's median over the first side's.
 """
 
 from __future__ import annotations
@@ -143,6 +146,12 @@ def main() -> None:
     p.add_argument(
         "--before", default=BEFORE, help="git revision (or a folder with a src/ tree) measured as 'before'; '' skips it"
     )
+    p.add_argument(
+        "--after",
+        default="",
+        help="git revision (or a folder with a src/ tree) measured as 'after' (default: this checkout's src/; a "
+        "revision stays put while files of the checkout change)",
+    )
     p.add_argument("--envs", default="", help="comma-separated env names (default: every registered env)")
     p.add_argument("--repeats", type=int, default=3, help="cold runs per env and side (default 3)")
     p.add_argument("--warm-repeats", type=int, default=3, help="warm runs per env and side (default 3)")
@@ -163,8 +172,8 @@ def main() -> None:
     unknown = sorted(set(envs) - set(registry.names()))
     if unknown:
         raise SystemExit(f"compile_times: unknown env(s) {unknown}; known: {', '.join(registry.names())}")
-    with tempfile.TemporaryDirectory() as old:
-        here = str(REPO / "src")
+    with tempfile.TemporaryDirectory() as old, tempfile.TemporaryDirectory() as new:
+        here = export_source(args.after, new) if args.after else str(REPO / "src")
         sides = {}
         if args.before:
             sides["before"] = (export_source(args.before, old), {"SPARRING_COMPILE_JOBS": "0"})
@@ -175,8 +184,9 @@ def main() -> None:
         runs = measure(sides, envs, args.repeats, args.warm_repeats, args.num_envs)
     print(
         f"compile table: {args.num_envs} envs, median of {args.repeats} cold runs (empty Numba cache) and "
-        f"{args.warm_repeats} warm runs per cell; before = {args.before or '(none)'}, after = this checkout "
-        f"(after-1p: its step compiled in the same process); load average {os.getloadavg()[0]:.2f} at the end"
+        f"{args.warm_repeats} warm runs per cell; before = {args.before or '(none)'}, "
+        f"after = {args.after or 'this checkout'} (after-1p: its step compiled in the same process); "
+        f"load average {os.getloadavg()[0]:.2f} at the end"
     )
     print(table(runs, list(sides), envs))
 
