@@ -25,6 +25,7 @@ from sparring.kit.trust import validate_states
 
 _COMPILED: dict[tuple, object] = {}
 _INT32 = np.dtype(np.int32)
+_NDARRAY = np.ndarray
 _H = {name: header_index(name) for name in HEADER}
 
 
@@ -148,7 +149,7 @@ class BatchedEnv:
             "lower num_envs (--num-envs, --train.num_envs) or the env's size (--env.KEY)",
         )
         self._k = compiled(env_cls, self.obs_spec.dtype)
-        self._step_one = self._k.batch_step
+        self._step_one, self._episode_info = self._k.batch_step, self._k.episode_info
         self._alloc()
         bounds = thread_bounds(self.num_envs, int(num_threads))
         self.num_threads = min(int(num_threads), len(bounds) - 1)
@@ -170,15 +171,13 @@ class BatchedEnv:
         self._terminals = np.zeros(self.rows, np.bool_)
         self._truncations = np.zeros(self.rows, np.bool_)
         self._done = np.zeros(self.num_envs, np.bool_)
+        self._stepped = np.zeros(self.num_envs, np.bool_)  # the step's own: which envs it stepped, to observe
         n_metrics = max(1, len(self.env_cls.metrics))
         self._ended_return = np.zeros(self.num_envs, np.float64)
         # one accumulator row per chunk of envs and a last row for their sum (see codegen.sum_chunks)
         chunks = -(-self.num_envs // CHUNK)
         self._acc = np.zeros((chunks + 1, 3 + n_metrics + len(self.env_cls.phases)), np.float64)
         self._acc_total = self._acc[chunks]
-        means = ["episode_return", "episode_length", *self.env_cls.metrics]
-        self._mean_keys = [(key, 1 + k) for k, key in enumerate(means)]
-        self._count_keys = [(f"phase/{p}", 3 + n_metrics + k) for k, p in enumerate(self.env_cls.phases)]
         self._all = np.arange(self.num_envs, dtype=np.int64)
         self._act_shape = (self.rows, len(self.heads.sizes))
 
@@ -207,6 +206,7 @@ class BatchedEnv:
             "acc": self._acc,
             "pool": self._pool,
             "final_obs": self._final_obs,
+            "stepped": self._stepped,
         }
         for name, array in arrays.items():
             head[_H[name]] = array.ctypes.data
@@ -311,7 +311,7 @@ class BatchedEnv:
         """
         acts = actions
         if (
-            type(acts) is not np.ndarray
+            type(acts) is not _NDARRAY
             or acts.dtype is not _INT32
             or acts.shape != self._act_shape
             or not acts.flags.c_contiguous
@@ -323,7 +323,8 @@ class BatchedEnv:
                 raise ValueError(self._bad_action_message(acts, status))
         else:
             status = self._step_slices(acts)
-        info = self._drain_info() if status < -1 else {}
+        # this step's sums (sum_chunks overwrites them at each step that ends episodes) as the info dict
+        info = self._episode_info(self._acc_total) if status < -1 else {}
         return self._obs, self._rewards, self._terminals, self._truncations, self._mask, info
 
     def _step_slices(self, acts: np.ndarray) -> int:
@@ -337,16 +338,6 @@ class BatchedEnv:
         if ended:
             sum_chunks(self._acc)
         return -1 - ended
-
-    def _drain_info(self) -> dict:
-        acc = self._acc_total.tolist()  # this step's sums (sum_chunks overwrites them at each step that ends episodes)
-        n = acc[0]
-        info = {"episodes": int(n)}
-        for key, k in self._mean_keys:
-            info[key] = acc[k] / n
-        for key, k in self._count_keys:
-            info[key] = int(acc[k])
-        return info
 
     # -- snapshots ----------------------------------------------------------------
     def snapshot(self, indices=None) -> np.ndarray:

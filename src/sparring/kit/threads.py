@@ -11,17 +11,15 @@ caller then waits until every piece is counted done. Which thread runs a piece n
 a result: a piece writes only its own envs and its own episode-stat rows.
 
 Between calls a worker polls the board for the next call in compiled code, without the GIL,
-for :data:`WORKER_SPINS` reads (about 50 us here), then blocks on its lock. So back-to-back
-steps (a benchmark, a rollout of many steps without inference between them) reach the
-workers at once, where waking a blocked thread takes the OS tens of microseconds, more in a
-virtual machine whose idle core has halted, and the GIL is never handed between threads
-inside a burst of steps. A worker that sees no call blocks and spends no CPU, so when torch's
-threads run inference between env steps (the trainer's ``env_threads``) each step costs each
-worker at most two polling periods of one core (one to time out, one more when the lock it
-wakes with belongs to a call it already served): about 0.1 ms per step against the
-milliseconds of inference, bounded whatever the step rate. Workers hold the compiled
-functions and the board, never the env: when the env is collected, its pool is too, and a
-finalizer stops the threads.
+for :data:`WORKER_SPINS` reads (about 30 us here), then blocks on its lock. So back-to-back
+steps (a benchmark, a rollout with no inference between steps) reach the workers within a
+microsecond, where waking a blocked thread takes the OS tens of microseconds (more in a virtual
+machine whose idle core has halted), and no GIL is handed between threads inside a burst of
+steps. How it shares cores with torch: when torch's threads run inference between env steps
+(the trainer's ``env_threads``), each worker polls for at most one such period after each step,
+then sleeps until the next step wakes it (a lock it finds released for a call it already served
+does not make it poll again). That is about 30 us of one core per step against the milliseconds
+of inference, bounded whatever the step rate.
 
 A worker that the OS has not woken yet costs nothing: the others take its share, so a busy
 machine degrades to the one-thread speed instead of waiting on a sleeping thread.
@@ -29,7 +27,8 @@ machine degrades to the one-thread speed instead of waiting on a sleeping thread
 Expected scaling (a model from single-core measurements on the 2-core build machine, not a
 many-core measurement): a step of T threads costs about ``s0 + 0.6 us x T + W / T``, where W
 is the one-thread step (at 4096 envs: squared 71 us, duel 1.37 ms, gauntlet 1.32 ms of CPU
-time), 0.6 us per thread is waking it and its one call under the GIL, and s0 the serial rest
+time), 0.6 us per thread was waking it and its one call under the GIL (a worker that polls the
+board now skips both; one that sleeps pays an OS wake-up instead), and s0 the serial rest
 (the action check, summing the chunks' episode stats, Python: squared 5 us, duel 17 us,
 gauntlet 12 us). So duel and gauntlet at 4096 envs: about 7x on 8 cores, 12x on 16, 17-18x on
 32 or 64, where the serial part takes over; bigger batches scale further. A fast env like
@@ -52,7 +51,7 @@ from numba import njit
 from sparring.kit.unowned import borrowed, compare_and_swap, fetch_add, load_acquire, spin_until
 
 SPINS = 5_000  # reads (several microseconds) before the caller yields its core while it waits
-WORKER_SPINS = 50_000  # reads of the board (about 50 us here) before an idle worker blocks on its lock
+WORKER_SPINS = 50_000  # reads of the board (0.6 ns each here: about 30 us) before an idle worker blocks
 # the board: the call word (call number << 32 | next piece), pieces done, stop, the actions' address and rows,
 # then each piece's status
 WORD, DONE, STOP, ARG, ROWS, STATUS = range(6)
