@@ -1,12 +1,12 @@
-"""Borrowed views see and change the caller's memory; a local record copy keeps its writes; the atomics lose no add
-and give each value to one thread."""
+"""Borrowed views see and change the caller's memory; a local record copy keeps its writes until kept; the
+atomics lose no add and give each value to one thread."""
 
 import threading
 
 import numpy as np
 from numba import njit
 
-from sparring.kit.unowned import compare_and_swap, fetch_add, local_copy, spin_until, unowned
+from sparring.kit.unowned import compare_and_swap, fetch_add, keep_changes, local_copy, spin_until, unowned
 
 
 @njit(cache=True)
@@ -52,17 +52,29 @@ def test_spin_until_sees_another_threads_count():
 
 
 @njit
-def _copy_and_change(records):
+def _copy_and_change(records, add, keep):
     copy = local_copy(records[0])
-    copy.a += 5  # changes the copy only
-    return copy.a, copy.b, records[0].a
+    copy.a += add  # changes the copy only
+    seen = (copy.a, copy.b, records[0].a)
+    if keep:
+        keep_changes(records[0], copy)
+    return seen
 
 
-def test_local_copy_reads_the_record_and_keeps_its_writes():
+def test_local_copy_reads_the_record_and_keeps_its_writes_until_kept():
     records = np.zeros(1, np.dtype([("a", np.int32), ("b", np.float64)], align=True))
     records[0] = (3, 2.5)
-    assert _copy_and_change(records) == (8, 2.5, 3)
+    assert _copy_and_change(records, 5, False) == (8, 2.5, 3)
     assert records[0]["a"] == 3
+    assert _copy_and_change(records, 5, True) == (8, 2.5, 3)
+    assert records[0]["a"] == 8
+
+
+def test_keep_changes_sees_a_change_in_the_last_odd_byte():
+    records = np.zeros(1, np.dtype([("b", np.float64), ("c", np.int8, 4), ("a", np.int8)]))  # 13 bytes: words, bytes
+    assert records.dtype.itemsize == 13
+    _copy_and_change(records, 7, True)
+    assert records[0]["a"] == 7 and records[0]["b"] == 0.0
 
 
 @njit(nogil=True)

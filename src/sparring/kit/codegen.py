@@ -38,7 +38,9 @@ import numpy as np
 from numba import njit
 from sparring.kit.codegen import first_bad_action, sum_chunks
 from sparring.kit.rng import rand_float, rand_int
-from sparring.kit.unowned import borrowed, compare_and_swap, fetch_add, load_acquire, local_copy, spin_until, unowned
+from sparring.kit.unowned import (
+    borrowed, compare_and_swap, fetch_add, keep_changes, load_acquire, local_copy, spin_until, unowned,
+)
 
 A = {agents}
 HEADS = {heads}
@@ -84,7 +86,8 @@ def batch_step(h, actions):
     # one header of addresses and sizes instead of 19 arguments: see the module docstring
     n = h[H_NUM_ENVS]
     rows = n * A
-    cfg = local_copy(borrowed(h[H_CFGS], (1,), CFG)[0])  # see unowned.local_copy
+    shared_cfg = borrowed(h[H_CFGS], (1,), CFG)[0]
+    cfg = local_copy(shared_cfg)  # see unowned.local_copy and keep_changes
     blank = borrowed(h[H_BLANK], (1,), REC)
     seat_weight = borrowed(h[H_SEAT_WEIGHT], (A,), np.float64)
     obs = borrowed(h[H_OBS], (rows, h[H_OBS_SIZE]), OBS)
@@ -174,6 +177,7 @@ def batch_step(h, actions):
                     borrowed(at_obs + lo * obs_row, (A, obs_size), OBS),
                     borrowed(at_mask + lo * mask_size, (A, mask_size), np.bool_),
                 )
+    keep_changes(shared_cfg, cfg)
     if whole and ended_count > 0:
         sum_chunks(acc)
     return -1 - ended_count
