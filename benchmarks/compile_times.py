@@ -17,8 +17,9 @@ checkout's src/, or with --after the source of another revision (the kit's files
 entry, so a checkout edited while the runs go recompiles in its "warm" runs: measure a revision then).
 Either may also name a folder holding a src/ tree, e.g. this checkout with some files put back, to
 measure one change alone. With `--step-job both` (the default) "after" runs twice: "after" compiles
-the step in a second process while the probe compiles reset (sparring.kit.compile_jobs; the probe
-starts it before it makes the batch, as BatchedEnv does once it calls step_in_background) and
+the step in a second process while the probe compiles reset (sparring.kit.compile_jobs, with
+SPARRING_COMPILE_JOBS=1: whatever the load; the probe starts it before it makes the batch, as
+BatchedEnv does once it calls step_in_background) and
 "after-1p" with SPARRING_COMPILE_JOBS=0, one process; `on` or `off` keeps one of them. Runs alternate
 between the sides, env by env, so a change of the machine's load hits all; each cell is the median
 over the repeats, each ratio a side's median over the first side's.

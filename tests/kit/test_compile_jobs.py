@@ -62,8 +62,12 @@ def test_a_failed_job_leaves_the_step_to_this_process(tmp_path):
     assert digest == probe(tmp_path / "alone", jobs="0")[3]
 
 
-def test_nothing_starts_when_switched_off_or_the_cache_is_not_writable(monkeypatch):
+def test_nothing_starts_when_switched_off_busy_or_the_cache_is_not_writable(monkeypatch):
     monkeypatch.setenv(compile_jobs.SWITCH, "0")
+    assert compile_jobs.step_in_background(compile_batch(toys.Walk), toys.Walk, np.float32) is None
+    monkeypatch.delenv(compile_jobs.SWITCH)
+    monkeypatch.setattr(compile_jobs, "spare_core", lambda: False)
+    monkeypatch.setattr(compile_jobs, "is_cached", lambda dispatcher, sig: False)
     assert compile_jobs.step_in_background(compile_batch(toys.Walk), toys.Walk, np.float32) is None
     monkeypatch.setenv(compile_jobs.SWITCH, "1")
     monkeypatch.setattr(compile_jobs.os, "access", lambda path, mode: False)
@@ -88,3 +92,14 @@ def test_the_step_signature_is_what_a_batch_passes():
 def test_the_command_line_names_its_arguments(capsys):
     assert compile_jobs.main(["tests.kit.toys"]) == 2
     assert "usage: python -m sparring.kit.compile_jobs MODULE QUALNAME OBS_DTYPE" in capsys.readouterr().err
+
+
+def test_a_spare_core_is_two_cpus_and_a_load_below_them_less_a_half(monkeypatch):
+    monkeypatch.setattr(compile_jobs, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(compile_jobs.os, "getloadavg", lambda: (1.2, 0.0, 0.0))
+    assert compile_jobs.spare_core()
+    monkeypatch.setattr(compile_jobs.os, "getloadavg", lambda: (1.6, 0.0, 0.0))
+    assert not compile_jobs.spare_core()
+    monkeypatch.setattr(compile_jobs, "usable_cpus", lambda: 1)
+    monkeypatch.setattr(compile_jobs.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert not compile_jobs.spare_core()

@@ -16,7 +16,11 @@ same, so results are the same bytes.
 Nothing starts when the cache already holds the step (a warm start is unchanged), when Numba does
 not cache the step or its cache folder is not writable, when the env's class cannot be imported
 by its module and name in another process (a class defined in ``__main__`` or in a function),
-when this process may use fewer than two CPUs, or when ``SPARRING_COMPILE_JOBS=0``. Two processes
+or when ``SPARRING_COMPILE_JOBS=0``. By default (the variable unset) it also needs a core to spare:
+two usable CPUs or more and a load average (last minute) below the CPUs less a half. On the 2-core
+build machine under a load of 7 the second process made the cold first step 1-12% slower (it
+competes for the same cores, and starting it costs an import); ``SPARRING_COMPILE_JOBS=1`` starts it
+whatever the load. Two processes
 that save different entries of one function's cache index at the same moment may keep only one
 of them (Numba's cache has that race for any two processes); the lost entry compiles again later.
 """
@@ -35,7 +39,7 @@ from numba.core import caching
 from sparring.kit.codegen import HEADER, compile_batch
 
 WAIT_SECONDS = 600.0  # the longest wait for the step's process before compiling the step here
-SWITCH = "SPARRING_COMPILE_JOBS"  # "0": never start a compile process
+SWITCH = "SPARRING_COMPILE_JOBS"  # "0": never start a compile process; "1": whatever the load; unset: a core to spare
 
 
 def step_signature(env_cls: type) -> tuple:
@@ -49,6 +53,13 @@ def step_signature(env_cls: type) -> tuple:
 def usable_cpus() -> int:
     """CPUs this process may run on."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def spare_core() -> bool:
+    """Whether a second process would likely get a core of its own: two usable CPUs or more, and a load average
+    over the last minute below their number less a half."""
+    cpus = usable_cpus()
+    return cpus >= 2 and os.getloadavg()[0] < cpus - 0.5
 
 
 def is_cached(dispatcher, sig: tuple) -> bool:
@@ -116,8 +127,8 @@ def step_in_background(module, env_cls: type, obs_dtype) -> StepJob | None:
     dispatcher, name = module.batch_step, importable_name(env_cls)
     cache = dispatcher._cache
     if (
-        os.environ.get(SWITCH, "1") == "0"
-        or usable_cpus() < 2
+        os.environ.get(SWITCH) == "0"
+        or (os.environ.get(SWITCH) != "1" and not spare_core())
         or name is None
         or isinstance(cache, caching.NullCache)
         or not os.access(cache._cache_path, os.W_OK)
