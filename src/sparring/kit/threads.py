@@ -58,7 +58,7 @@ WORD, DONE, STOP, ARG, ROWS, STATUS = range(6)
 
 PROTOCOL = """
 
-@njit(cache=CACHE, error_model="numpy", nogil=True)
+@njit(cache=CACHE, no_cfunc_wrapper=True, error_model="numpy", nogil=True)
 def _take_pieces(pieces, board, call):
     # take pieces of call number `call` until none is left or a later call is posted
     actions = borrowed(board[3], (board[4], HEADS), np.int32)
@@ -72,7 +72,7 @@ def _take_pieces(pieces, board, call):
             fetch_add(board, 1, 1)
 
 
-@njit(cache=CACHE, error_model="numpy", nogil=True)
+@njit(cache=CACHE, no_cfunc_wrapper=True, error_model="numpy", nogil=True)
 def post_call(pieces, board, actions):
     # a new call: its arguments first, then its number (an atomic add: workers read the arguments after it)
     board[3] = actions.ctypes.data
@@ -82,14 +82,14 @@ def post_call(pieces, board, actions):
     fetch_add(board, 0, (((word >> 32) + 1) << 32) - word)
 
 
-@njit(cache=CACHE, error_model="numpy", nogil=True)
+@njit(cache=CACHE, no_cfunc_wrapper=True, error_model="numpy", nogil=True)
 def take_pieces(pieces, board, spins):
     # the caller's share of the posted call; whether every piece is done within `spins` reads after it
     _take_pieces(pieces, board, board[0] >> 32)
     return spin_until(board, 1, pieces.shape[0], spins)
 
 
-@njit(cache=CACHE, error_model="numpy", nogil=True)
+@njit(cache=CACHE, no_cfunc_wrapper=True, error_model="numpy", nogil=True)
 def serve_calls(pieces, board, seen, spins):
     # a worker: take pieces of each call after call `seen` until none comes within `spins` reads of the board
     idle = 0
