@@ -13,8 +13,8 @@ from sparring.kit.state_set import save_state_set
 from sparring.players.policy import policy_for
 from sparring.train.checkpoint import restore_trainer, save_checkpoint
 from sparring.train.config import make_train_config
-from sparring.train.curriculum import OTHER, TRUE, Curriculum, Frontier, GroupSampler
-from sparring.train.curriculum_sources import StartStates, load_start_states, parse_spec
+from sparring.train.curriculum import OTHER, TRUE, Curriculum, GroupSampler
+from sparring.train.curriculum_sources import load_start_states, parse_spec
 from sparring.train.imitate import imitate
 from sparring.train.rollout import Rollout
 from sparring.train.trainer import Trainer
@@ -171,9 +171,7 @@ def test_a_set_saved_with_the_envs_key_keeps_its_groups_and_another_key_is_recom
 
 def test_resume_continues_the_curriculum_exactly(tmp_path):
     spec = "states:" + ladder_set(tmp_path / "s.npz")
-    cfg = make_train_config(
-        None, {**TINY, "curriculum": spec, "curriculum_frontier": 1, "recurrence": "mingru", "steps": 32 * 8 * 6}
-    )
+    cfg = make_train_config(None, {**TINY, "curriculum": spec, "recurrence": "mingru", "steps": 32 * 8 * 6})
     straight = Trainer("toy_ladder", cfg)
     for _ in range(3):
         straight.iterate()
@@ -193,7 +191,6 @@ def test_resume_continues_the_curriculum_exactly(tmp_path):
         assert getattr(s.sampler, name).tobytes() == getattr(r.sampler, name).tobytes()
         assert getattr(s.truth, name).tobytes() == getattr(r.truth, name).tobytes()
     assert s.origin.tobytes() == r.origin.tobytes() and s.counters.tobytes() == r.counters.tobytes()
-    assert s.frontier.ends.any() and s.frontier.ends.tobytes() == r.frontier.ends.tobytes()
     assert s.rng.bit_generator.state == r.rng.bit_generator.state
     for a, b in zip(straight.policy.state_dict().values(), resumed.policy.state_dict().values()):
         assert torch.equal(a, b)
@@ -382,53 +379,3 @@ def test_an_episode_that_moves_on_to_a_later_group_is_a_success(tmp_path, move, 
         assert (np.asarray(env.ended_return)[env.done] < 0).all()  # every episode is lost by its return
     assert curriculum.truth.episodes[0] > 0
     assert (curriculum.truth.wins[0] > 0) == wins  # ... yet climbing from the start is progress
-
-
-def test_the_frontier_spreads_where_true_starts_end_over_its_neighbours_and_forgets():
-    frontier = Frontier(np.array([1, 2, 3, 5, 8]), reach=1, window=2)
-    assert frontier.mass() is None  # nothing ended yet: the draw is the sampler's alone
-    frontier.record(np.array([3, 3, 4]))  # key 4 is not a group: it counts for the group below it (3)
-    assert frontier.mass() == pytest.approx([0, 1 / 3, 1 / 3, 1 / 3, 0])
-    frontier.record(np.array([8]))  # the three earlier ends fade to 1.5; at the edge one spreads over 5 and 8
-    assert frontier.mass() == pytest.approx(np.array([0, 0.5, 0.5, 0.5 + 0.5, 0.5]) / 2.5)
-    for _ in range(40):
-        frontier.record(np.array([1]))
-    assert frontier.mass()[2:].sum() < 1e-6  # older ends fade: the frontier follows the learner
-    with pytest.raises(ValueError, match="curriculum_frontier"):
-        Frontier(np.array([1]), reach=0)
-
-
-def test_a_frontier_draws_only_around_where_true_starts_end(tmp_path):
-    records = np.zeros(10, Stairs.record_dtype)
-    records["level"] = np.repeat(np.arange(5), 2)
-    records["rng"] = 1 + np.arange(10)
-    path = save_state_set(tmp_path / "s.npz", Stairs, records, groups=records["level"], group_key="level")
-    env = sparring.make("toy_stairs", num_envs=8)
-    starts = load_start_states(f"states:{path}", Stairs)
-    curriculum = Curriculum(env, np.arange(env.rows), (), starts, true_share=1.0, floor=1.0, frontier=1)
-    assert curriculum.probabilities() == pytest.approx(np.full(5, 0.2))  # no end yet: the sampler's draw
-    for _ in range(6):  # climbing every tick, a run from level 0 was last seen at level 1 before the step that ended it
-        env.step(np.ones((env.rows, 1), np.int32))
-        curriculum.after_step(env.done, ())
-    assert curriculum.frontier.ends.nonzero()[0].tolist() == [1]
-    probs = curriculum.probabilities()
-    assert probs[3:].sum() == 0 and probs[:3] == pytest.approx([1 / 3] * 3)
-    groups, _ = curriculum.draw(200)
-    assert set(groups.tolist()) == {0, 1, 2}
-
-
-def test_a_frontier_needs_the_envs_records():
-    env = sparring.make("toy_stairs", num_envs=2)
-
-    class Remote:  # what a multiprocess or Ray backend shows: no records
-        def __getattr__(self, name):
-            if name == "records":
-                raise AttributeError(name)
-            return getattr(env, name)
-
-    records = np.zeros(1, Stairs.record_dtype)
-    records["rng"] = 1
-    one = StartStates(records, np.zeros(1, np.int64), np.zeros(1, np.int64), "level", [])
-    with pytest.raises(ValueError, match="in-process backend"):
-        Curriculum(Remote(), np.arange(2), (), one, frontier=2)
-    Curriculum(Remote(), np.arange(2), (), one)  # without the frontier it still works there

@@ -160,13 +160,6 @@ class TrainConfig:
         "ones fade by 1 - 1/window per newer one).",
         low=1,
     )
-    curriculum_frontier: int = knob(
-        0,
-        "Curriculum: 0, or draw start groups within this many groups either side of where recent "
-        "episodes from true starts ended (the learner's frontier), times the 4p(1-p) weight; "
-        "in-process backend only.",
-        low=0,
-    )
     env_anneal: str = knob(
         "",
         "Env knobs moved linearly from a start value to their --env value over training, as "

@@ -48,7 +48,7 @@ from sparring.train.curriculum_sources import StartStates
 
 TRUE, OTHER = -1, -2  # origin of an env's episode: a true start, another hook's restart (else a group index)
 FILE = "curriculum.npz"
-FORMAT = 2  # 2 added frontier_ends; a format-1 file reads as having none
+FORMAT = 1
 REMEDY = "resume from another checkpoint, or start the run again"
 
 
@@ -100,44 +100,6 @@ class GroupSampler:
         return w / w.sum()
 
 
-class Frontier:
-    """Where the learner's true starts end, and the groups around it (``train.curriculum_frontier``).
-
-    Keeps a recent histogram over groups of where episodes from true starts ended (the group they
-    reached; outcomes fade by ``1 - 1 / window`` per newer one, as in :class:`GroupSampler`). A start
-    group is then drawn within ``reach`` groups either side of such an end, so restarts practise the
-    part of the encounter where the learner's own runs stop, and follow it as it moves.
-
-    Args:
-      keys: the groups' keys, ascending; reach: groups either side of an end (at least 1); window: as
-      :class:`GroupSampler`'s.
-    """
-
-    def __init__(self, keys: np.ndarray, reach: int, window: float = 100.0):
-        if reach < 1:
-            raise ValueError(f"train.curriculum_frontier must be 0 (off) or at least 1 group, got {reach}")
-        self.keys, self.reach, self.decay = np.asarray(keys, np.int64), int(reach), 1.0 - 1.0 / float(window)
-        self.ends = np.zeros(len(self.keys), np.float64)  # decayed counts of true-start episodes ending per group
-
-    def record(self, last_keys: np.ndarray) -> None:
-        """Fold in true-start episodes that ended having reached the group keys ``last_keys``."""
-        at = np.clip(np.searchsorted(self.keys, np.asarray(last_keys, np.int64), side="right") - 1, 0, None)
-        count = np.bincount(at, minlength=len(self.keys)).astype(np.float64)
-        self.ends = self.ends * self.decay ** count.sum() + count
-
-    def mass(self) -> np.ndarray | None:
-        """Each group's share of the ends' windows (each end spread evenly over its ``reach`` neighbours either
-        side, clipped to the groups); None before any true start has ended."""
-        total = self.ends.sum()
-        if total <= 0:
-            return None
-        n, out = len(self.keys), np.zeros(len(self.keys))
-        for at in np.flatnonzero(self.ends):
-            lo, hi = max(0, at - self.reach), min(n, at + self.reach + 1)
-            out[lo:hi] += self.ends[at] / (hi - lo)
-        return out / total
-
-
 class Curriculum:
     """Start states drawn by learning progress for one trainer's env: the episode-end hook of its rollout.
 
@@ -147,8 +109,7 @@ class Curriculum:
       starts: the pooled, checked states (:func:`~sparring.train.curriculum_sources.load_start_states`);
       true_share: probability that a handled end keeps its true start; floor, window: the
       :class:`GroupSampler`'s; seed: seed of the draws; archive: Go-Explore restarts offered every end
-      first (:class:`~sparring.explore.restarts.ArchiveRestarts`), or None; frontier: 0, or the reach of a
-      :class:`Frontier` whose mass multiplies the draw's weights (in-process envs only).
+      first (:class:`~sparring.explore.restarts.ArchiveRestarts`), or None.
     """
 
     def __init__(
@@ -162,7 +123,6 @@ class Curriculum:
         window: float = 100.0,
         seed: int = 0,
         archive=None,
-        frontier: int = 0,
     ):
         if not 0.0 <= true_share <= 1.0:
             raise ValueError(f"train.curriculum_true must be in [0, 1], got {true_share}")
@@ -186,12 +146,6 @@ class Curriculum:
         now = self._groups_now()
         self.start_key = np.full(env.num_envs, -1, np.int64) if now is None else now.copy()
         self.last_key = self.start_key.copy()
-        self.frontier = Frontier(starts.keys, frontier, window) if frontier else None
-        if self.frontier is not None and now is None:
-            raise ValueError(
-                "train.curriculum_frontier reads where episodes end from the env's records after each step: "
-                "use the in-process backend (train.backend inprocess), or set curriculum_frontier 0"
-            )
 
     # -- the hook ---------------------------------------------------------------------------
     def after_step(self, done: np.ndarray, state: tuple) -> None:
@@ -210,8 +164,6 @@ class Curriculum:
             true = origin == TRUE
             if true.any():
                 self.truth.record(np.zeros(int(true.sum()), np.int64), wins[true])
-                if self.frontier is not None:
-                    self.frontier.record(self.last_key[ended[true]])
             self.origin[ended] = TRUE  # they now play a fresh start
             if now is not None:
                 self.start_key[ended] = now[ended]
@@ -251,18 +203,9 @@ class Curriculum:
 
     def draw(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """``n`` group indices drawn by the sampler's probabilities, and a state index of each group, uniformly."""
-        groups = self.rng.choice(len(self.size), size=n, p=self.probabilities())
+        groups = self.rng.choice(len(self.size), size=n, p=self.sampler.probabilities())
         within = (self.rng.random(n) * self.size[groups]).astype(np.int64)
         return groups, self.order[self.first[groups] + np.minimum(within, self.size[groups] - 1)]
-
-    def probabilities(self) -> np.ndarray:
-        """The chance of drawing each group: the sampler's, times the frontier's mass when there is one."""
-        probs = self.sampler.probabilities()
-        mass = None if self.frontier is None else self.frontier.mass()
-        if mass is None:
-            return probs
-        probs = probs * mass
-        return probs / probs.sum()
 
     def start(self, envs: np.ndarray, states: np.ndarray, groups: np.ndarray) -> None:
         """Restore ``envs`` to the start states ``states`` (indices; each env keeps its generator) of ``groups``."""
@@ -276,7 +219,7 @@ class Curriculum:
     # -- reporting --------------------------------------------------------------------------
     def shares(self) -> dict:
         """The draw's distribution over a handled end: ``{"true": ..., label: ...}``."""
-        probs = (1.0 - self.true_share) * self.probabilities()
+        probs = (1.0 - self.true_share) * self.sampler.probabilities()
         return {"true": self.true_share, **{label: float(p) for label, p in zip(self.labels, probs)}}
 
     def metrics(self) -> dict:
@@ -313,7 +256,6 @@ class Curriculum:
             "counters": self.counters,
             "start_key": self.start_key,
             "last_key": self.last_key,
-            "frontier_ends": np.zeros(0) if self.frontier is None else self.frontier.ends,
         }
         meta = {
             "format": FORMAT,
@@ -340,9 +282,6 @@ class Curriculum:
             "curriculum state",
             REMEDY,
         )
-        checksum_ok = arrays_checksum(arrays) == meta["checksum"]
-        if meta["format"] == 1:
-            arrays.setdefault("frontier_ends", np.zeros(0))
         want = {
             "keys": np.int64,
             "episodes": np.float64,
@@ -353,11 +292,10 @@ class Curriculum:
             "counters": np.int64,
             "start_key": np.int64,
             "last_key": np.int64,
-            "frontier_ends": np.float64,
         }
         if set(arrays) != set(want) or any(arrays[k].dtype != t for k, t in want.items()):
             raise DamagedFile(path, f"holds the arrays {sorted(arrays)}, not {sorted(want)} of the right types", REMEDY)
-        if not checksum_ok:
+        if arrays_checksum(arrays) != meta["checksum"]:
             raise DamagedFile(path, "its arrays do not match the checksum in its metadata", REMEDY)
         keys, n = arrays["keys"], len(arrays["keys"])
         if meta["env"] != self.env.env_cls.name or meta["key_name"] != self.starts.key_name:
@@ -375,7 +313,6 @@ class Curriculum:
             or arrays["counters"].shape != (3,)
             or arrays["start_key"].shape != self.origin.shape
             or arrays["last_key"].shape != self.origin.shape
-            or arrays["frontier_ends"].shape not in ((0,), (n,))
             or (origin < OTHER).any()
             or (origin >= n).any()
         ):
@@ -391,5 +328,3 @@ class Curriculum:
         self.origin = np.where(origin >= 0, remap[np.maximum(origin, 0)], origin)
         self.counters = arrays["counters"].copy()
         self.start_key, self.last_key = arrays["start_key"].copy(), arrays["last_key"].copy()
-        if self.frontier is not None and arrays["frontier_ends"].size:
-            self.frontier.ends[mine] = arrays["frontier_ends"][theirs]

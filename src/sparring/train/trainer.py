@@ -143,7 +143,6 @@ class Trainer:
                 cfg.curriculum_window,
                 cfg.seed,
                 archive=self.restarts,
-                frontier=cfg.curriculum_frontier,
             )
         )
         if self.curriculum is not None:
