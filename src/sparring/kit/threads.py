@@ -11,18 +11,22 @@ caller then waits until every piece is counted done. Which thread runs a piece n
 a result: a piece writes only its own envs and its own episode-stat rows.
 
 Between calls a worker polls the board for the next call in compiled code, without the GIL,
-for :data:`WORKER_SPINS` reads (about 30 us here), then blocks on its lock. So back-to-back
+for :data:`WORKER_SPINS` reads (about 20 us here), then blocks on its lock. So back-to-back
 steps (a benchmark, a rollout with no inference between steps) reach the workers within a
 microsecond, where waking a blocked thread takes the OS tens of microseconds (more in a virtual
 machine whose idle core has halted), and no GIL is handed between threads inside a burst of
 steps. How it shares cores with torch: when torch's threads run inference between env steps
 (the trainer's ``env_threads``), each worker polls for at most one such period after each step,
 then sleeps until the next step wakes it (a lock it finds released for a call it already served
-does not make it poll again). That is about 30 us of one core per step against the milliseconds
+does not make it poll again). That is about 20 us of one core per step against the milliseconds
 of inference, bounded whatever the step rate.
 
-A worker that the OS has not woken yet costs nothing: the others take its share, so a busy
-machine degrades to the one-thread speed instead of waiting on a sleeping thread.
+A worker that the OS has not woken yet costs nothing: the others take its share. On a machine
+whose cores other processes keep busy, threads do not pay: a worker preempted while it runs a
+piece holds it for a scheduler slice while the others wait, and a polling worker is one more
+thread that wants a core (here, with two CPU-bound processes on the 2 cores, 2 threads ran
+squared at 4096 envs at 0.4-0.65x of 1 thread, duel and gauntlet at 0.7-1.3x; the workers that
+blocked between calls, before the board, 0.7-1.0x). Use 1 thread there.
 
 Expected scaling (a model from single-core measurements on the 2-core build machine, not a
 many-core measurement): a step of T threads costs about ``s0 + 0.6 us x T + W / T``, where W
@@ -33,8 +37,7 @@ board now skips both; one that sleeps pays an OS wake-up instead), and s0 the se
 gauntlet 12 us). So duel and gauntlet at 4096 envs: about 7x on 8 cores, 12x on 16, 17-18x on
 32 or 64, where the serial part takes over; bigger batches scale further. A fast env like
 squared tops out near 4x at 8-16 threads: give it more envs per thread. Threads only help on
-cores nobody else uses: a worker preempted by another process holds its piece for a
-scheduler slice (milliseconds) while the others wait, so on a busy machine use 1.
+cores nobody else uses (above).
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ from numba import njit
 from sparring.kit.unowned import borrowed, compare_and_swap, fetch_add, load_acquire, spin_until
 
 SPINS = 5_000  # reads (several microseconds) before the caller yields its core while it waits
-WORKER_SPINS = 50_000  # reads of the board (0.6 ns each here: about 30 us) before an idle worker blocks
+WORKER_SPINS = 30_000  # reads of the board (0.6 ns each here: about 20 us) before an idle worker blocks
 # the board: the call word (call number << 32 | next piece), pieces done, stop, the actions' address and rows,
 # then each piece's status
 WORD, DONE, STOP, ARG, ROWS, STATUS = range(6)
