@@ -219,6 +219,26 @@ def test_hp_shaping_charges_a_hit_and_pays_a_heal():
     assert env.rewards[0] == pytest.approx(heal) and metric(env, "shaping_hp") == pytest.approx(heal - hit, abs=1e-6)
 
 
+@pytest.mark.parametrize("knob", [0.0, 2.0])
+def test_waste_shaping_charges_the_part_of_a_dose_above_the_maximum(knob):
+    env = make(reward_waste=knob)
+    rec = arena(env, row=22, col=13)
+    monster(rec, 2, W.RANGER, 2, 2, m_atk=30)  # out of reach: nothing else happens this tick
+    rec["hp"], rec["pp"] = W.MAX_HP - W.HEAL_HP, 80  # a heal fits exactly; a restore spills 11 points
+    env.restore(0, rec)
+    env.step(act(supply=W.DRINK_HEAL))
+    assert env.rewards[0] == 0 and metric(env, "supplies_wasted") == 0
+    env.step(act(supply=W.DRINK_RESTORE))
+    spill = 80 + W.RESTORE_PP - W.PRAY_MAX
+    assert metric(env, "supplies_wasted") == spill  # counted whatever the knob
+    assert env.rewards[0] == pytest.approx(-knob * spill / W.MAX_HP)
+    rec["hp"] = W.MAX_HP - 1  # (at full hp a heal is refused by the mask) all but one point of the dose is lost
+    env.restore(0, rec)
+    env.step(act(supply=W.DRINK_HEAL))
+    assert metric(env, "supplies_wasted") == W.HEAL_HP - 1
+    assert metric(env, "shaping_waste") == pytest.approx(-knob * (W.HEAL_HP - 1) / W.MAX_HP)
+
+
 def test_cleared_wave_pays_the_knob_and_the_next_spawns_after_the_gap():
     env = make(reward_wave=0.25)
     env.restore(0, arena(env, wave=3))

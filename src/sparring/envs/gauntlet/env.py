@@ -11,7 +11,8 @@ tick in :mod:`sparring.envs.gauntlet.rules` (the monsters' part in
 Reward: +1 for killing the final boss; at death or the tick limit ``progress`` (the default,
 -(1 - waves cleared / WAVES)), ``flat`` (-1) or ``zero``; shaping per cleared wave
 and per hp gained or lost are opt-in (``reward_wave``, metric ``shaping_wave``; ``reward_hp``,
-metric ``shaping_hp``).
+metric ``shaping_hp``), and so is a penalty per dose point drunk above the maximum (``reward_waste``,
+metric ``shaping_waste``; the points themselves: ``supplies_wasted``).
 
 Phases: ``wave 1`` .. ``wave 28``, ``bosses`` (wave 29), then the final boss's
 stages ``final/before-summon``, ``final/summon``, ``final/healers``,
@@ -19,7 +20,8 @@ stages ``final/before-summon``, ``final/summon``, ``final/healers``,
 ``wave`` (reached), ``lowest_hp``, damage taken and the killing blow by source
 (``taken_<source>``, ``killed_by_<source>``; sources melee, ranged, magic, boss,
 final_boss, pillar), ``healers_tagged``, ``healers_killed``, ``heals_used``,
-``restores_used``, ``pillars_lost``, ``timed_out``, ``shaping_wave``, ``shaping_hp``.
+``restores_used``, ``pillars_lost``, ``timed_out``, ``shaping_wave``, ``shaping_hp``, ``supplies_wasted``,
+``shaping_waste``.
 """
 
 from dataclasses import dataclass
@@ -87,6 +89,12 @@ class GauntletConfig:
         "Shaping, opt-in: reward per full hp bar gained, the same penalty per hp bar lost "
         "(metric shaping_hp). It sums to the hp change over the run, so surviving longer "
         "earns nothing from it; it pays a heal and charges a hit when they happen.",
+    )
+    reward_waste: float = knob(
+        0.0,
+        "Shaping, opt-in: penalty per full bar (99 points) of a heal or restore dose drunk above the maximum, "
+        "the part it cannot fill (metric shaping_waste; the points: supplies_wasted).",
+        low=0,
     )
     start_wave: int = knob(
         1, "Wave the run starts at (1..30); above 1 the player arrives worn, as if it had fought its way there."

@@ -70,11 +70,13 @@ from sparring.envs.gauntlet.world import (
     RESTORES,
     RESTORES_USED,
     SHAPING_HP,
+    SHAPING_WASTE,
     SHAPING_WAVE,
     SLOTS,
     START_C,
     START_R,
     SUMMONING,
+    SUPPLIES_WASTED,
     SUPPLY,
     TAGGED,
     TARGET,
@@ -160,10 +162,12 @@ def player_turn(s, act):
     if target > 0:
         s.target = target - 1
     if supply == DRINK_HEAL:
+        s.metrics[SUPPLIES_WASTED] += max(0, s.hp + HEAL_HP - MAX_HP)
         s.hp, s.heals = min(MAX_HP, s.hp + HEAL_HP), s.heals - 1
         s.atk = max(s.atk, HEAL_DELAY)
         s.metrics[HEALS_USED] += 1
     elif supply == DRINK_RESTORE:
+        s.metrics[SUPPLIES_WASTED] += max(0, s.pp + RESTORE_PP - PRAY_MAX)
         s.pp, s.restores = min(PRAY_MAX, s.pp + RESTORE_PP), s.restores - 1
         s.metrics[RESTORES_USED] += 1
     k = s.target
@@ -221,7 +225,7 @@ def resolve_tick(s, cfg, act, rew, term):
     A kernel: ``step`` is its only caller and is inlined once into the kit's step loop, so the rules are
     not also compiled and LLVM-optimised as a function of their own (a shorter cold compile).
     """
-    hp = np.int64(s.hp)
+    hp, wasted = np.int64(s.hp), s.metrics[SUPPLIES_WASTED]
     if player_turn(s, act):
         rew[0] += 1.0
         s.metrics[WIN] = 1.0
@@ -233,6 +237,10 @@ def resolve_tick(s, cfg, act, rew, term):
         change = cfg.reward_hp * (np.int64(s.hp) - hp) / MAX_HP
         rew[0] += change
         s.metrics[SHAPING_HP] += change
+    if cfg.reward_waste != 0.0:
+        penalty = cfg.reward_waste * (s.metrics[SUPPLIES_WASTED] - wasted) / MAX_HP
+        rew[0] -= penalty
+        s.metrics[SHAPING_WASTE] -= penalty
     end_of_tick(s, cfg, rew)
     update_visibility(s)
     s.phase = phase_of(s)

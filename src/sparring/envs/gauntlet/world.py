@@ -158,12 +158,23 @@ METRICS = (
     "timed_out",
     "shaping_wave",
     "shaping_hp",
+    "supplies_wasted",
+    "shaping_waste",
 )
 WIN, WAVE_REACHED, LOWEST_HP = range(3)  # win: the run was cleared (what eval counts)
 TAKEN, KILLED_BY = 3, 3 + len(SOURCES)
-(HEALERS_TAGGED, HEALERS_KILLED, HEALS_USED, RESTORES_USED, PILLARS_LOST, TIMED_OUT, SHAPING_WAVE, SHAPING_HP) = range(
-    3 + 2 * len(SOURCES), len(METRICS)
-)
+(
+    HEALERS_TAGGED,
+    HEALERS_KILLED,
+    HEALS_USED,
+    RESTORES_USED,
+    PILLARS_LOST,
+    TIMED_OUT,
+    SHAPING_WAVE,
+    SHAPING_HP,
+    SUPPLIES_WASTED,  # hp and prayer points of doses drunk above the maximum, which they cannot fill
+    SHAPING_WASTE,
+) = range(3 + 2 * len(SOURCES), len(METRICS))
 
 # the config's death penalties
 DEATHS = ("progress", "flat", "zero")
