@@ -16,11 +16,11 @@ def _compilations(module) -> int:
     return sum(sum(fn.stats.cache_misses.values()) for fn in vars(module).values() if isinstance(fn, Dispatcher))
 
 
-def warm_env(name: str, step_job: bool = True) -> dict:
+def warm_env(name: str) -> dict:
     """Compile, or load from Numba's cache, every entry point of env ``name`` at its default config: reset, step,
-    observe and each scripted policy. With ``step_job``, the step compiles in a second process meanwhile (see
-    :mod:`sparring.kit.compile_jobs`; only on a cold cache). Returns the env, the seconds it took and whether
-    anything compiled."""
+    observe and each scripted policy. On a cold cache the step may compile in a second process meanwhile (see
+    :mod:`sparring.kit.compile_jobs`, switched by ``SPARRING_COMPILE_JOBS``). Returns the env, the seconds it took
+    and whether anything compiled."""
     import numpy as np
 
     from sparring.kit import registry
@@ -33,7 +33,7 @@ def warm_env(name: str, step_job: bool = True) -> dict:
     obs_dtype = cls.obs_spec(make_config(cls, {})).dtype
     module = compiled(cls, obs_dtype)
     before = _compilations(module)
-    job = step_in_background(module, cls, obs_dtype) if step_job else None
+    job = step_in_background(module, cls, obs_dtype)
     env = BatchedEnv(cls, num_envs=1)
     env.restore(None, env.snapshot())
     for policy in cls.scripted:
@@ -51,11 +51,12 @@ def _no_step_jobs() -> None:
 
 
 @contextlib.contextmanager
-def _step_jobs_off():
+def _step_jobs(value: str):
+    """Within the block, ``SPARRING_COMPILE_JOBS`` is ``value`` ("0": no step job, "1": one whatever the load)."""
     from sparring.kit.compile_jobs import SWITCH
 
     old = os.environ.get(SWITCH)
-    os.environ[SWITCH] = "0"
+    os.environ[SWITCH] = value
     try:
         yield
     finally:
@@ -67,18 +68,19 @@ def _step_jobs_off():
 
 def _warm_all(names: list[str], jobs: int):
     """Yield each env's result as it finishes: in this process when one process is asked for or one env is
-    named (then with a step job when ``jobs`` >= 2), else envs spread over ``jobs`` worker processes."""
+    named (then with a step job when ``jobs`` >= 2, whatever the load: asked for), else envs spread over
+    ``jobs`` worker processes."""
     if jobs < 2 or len(names) < 2:
-        with contextlib.nullcontext() if jobs >= 2 else _step_jobs_off():
+        with _step_jobs("1" if jobs >= 2 else "0"):
             for name in names:
-                yield warm_env(name, step_job=jobs >= 2)
+                yield warm_env(name)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     context = multiprocessing.get_context("spawn")  # a fresh interpreter: Numba is not forked mid-use
     with ProcessPoolExecutor(min(jobs, len(names)), mp_context=context, initializer=_no_step_jobs) as pool:
-        for done in as_completed([pool.submit(warm_env, name, False) for name in names]):
+        for done in as_completed([pool.submit(warm_env, name) for name in names]):
             yield done.result()
 
 
