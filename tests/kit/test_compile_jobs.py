@@ -22,7 +22,7 @@ from sparring.kit.compile_jobs import StepJob, await_job, step_in_background
 from tests.kit import toys
 
 module = compiled(toys.Walk, np.float32)
-if sys.argv[1] == "job":
+if sys.argv[1] == "job":  # compiled() started the job when the switch allows one
     started = step_in_background(module, toys.Walk, np.float32) is not None
 else:  # a job whose process fails before compiling anything
     await_job(module.batch_step, StepJob(subprocess.Popen([sys.executable, "-c", "raise SystemExit(1)"])))
@@ -57,7 +57,8 @@ def test_a_cold_step_loads_what_the_other_process_compiled_and_a_warm_one_starts
 
 
 def test_a_failed_job_leaves_the_step_to_this_process(tmp_path):
-    started, misses, hits, digest = probe(tmp_path / "cache", how="failing job")
+    # switched off, so that BatchedEnv starts no job of its own: the probe's failing one is the only one
+    started, misses, hits, digest = probe(tmp_path / "cache", how="failing job", jobs="0")
     assert (started, misses, hits) == (True, 1, 0)
     assert digest == probe(tmp_path / "alone", jobs="0")[3]
 

@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from sparring.kit.codegen import CHUNK, HEADER, compile_batch, first_bad_action, header_index, sum_chunks
+from sparring.kit.compile_jobs import step_in_background
 from sparring.kit.config import config_record, make_config
 from sparring.kit.memory import check_fits
 from sparring.kit.rng import mix_seed
@@ -38,10 +39,13 @@ def _seed_states(seed, idx):
 
 
 def compiled(env_cls: type, obs_dtype=np.float32):
-    """The env's compiled batch module for observations of ``obs_dtype`` (built once per process)."""
+    """The env's compiled batch module for observations of ``obs_dtype`` (built once per process; on a cold cache its
+    step compiles in a second process meanwhile, :mod:`sparring.kit.compile_jobs`)."""
     key = (env_cls, np.dtype(obs_dtype).str)
     if key not in _COMPILED:
-        _COMPILED[key] = compile_batch(env_cls, obs_dtype)
+        module = compile_batch(env_cls, obs_dtype)
+        step_in_background(module, env_cls, obs_dtype)  # a cold cache: the step compiles in a second process
+        _COMPILED[key] = module
     return _COMPILED[key]
 
 
