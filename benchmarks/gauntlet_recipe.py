@@ -2,15 +2,17 @@
 
 Usage:
   .venv/bin/python benchmarks/gauntlet_recipe.py [--env gauntlet] [--seeds 5] [--first-seed 100]
-      [--steps 8400000 | --minutes M] [--episodes 300] [--recipe KEY=VALUE ...] [--set KEY=VALUE ...]
-      [--env-set KEY=VALUE ...] [--shaping KEY=VALUE ...] [--greedy] [--jobs J] [--json OUT]
+      [--steps 8400000 | --minutes M] [--episodes 300] [--recipe KEY=VALUE ...] [--recipe-shaping KEY=VALUE ...]
+      [--set KEY=VALUE ...] [--env-set KEY=VALUE ...] [--shaping KEY=VALUE ...] [--greedy] [--jobs J] [--json OUT]
 
 For each seed, two runs of ``sparring.train.Trainer`` with the env's [train] defaults plus ``--set``, trained
 for ``--steps`` agent-steps each (or ``--minutes`` of training each, equal wall time): ``baseline`` (plain PPO,
 or whatever ``--set`` makes it) and ``recipe`` (plus the ``--recipe`` settings; the default is the DAgger warm
 start of the scripted ``expert`` for the whole budget, ``imitate=expert imitate_mix=0.5 imitate_lr=1e-3`` and
 ``imitate_steps``/``imitate_minutes`` equal to the budget, which clones as ``sparring train`` does). With the
-warm start in ``--set`` and e.g. ``--recipe recurrence=lstm``, it compares two cores of one recipe. Each trained policy
+warm start in ``--set`` and e.g. ``--recipe recurrence=lstm``, it compares two cores of one recipe; with
+``--recipe-shaping`` (e.g. ``reward_waste=1``, and ``--recipe`` empty: no warm start) the recipe arm differs by
+shaping in training only, added to ``--shaping``. Each trained policy
 then plays ``--episodes`` fresh runs from the start of the encounter (no auto-reset, no ``--shaping``), and we
 record the wave reached and whether it cleared. The budget is steps, so a busy machine does not shrink it; on a
 quiet core of the 2-core reference machine 8.4 M agent-steps are about 5 minutes of training with one thread
@@ -53,6 +55,13 @@ def parse_args(argv=None) -> argparse.Namespace:
         metavar="KEY=VALUE",
         help="train settings of the recipe arm (default: a DAgger clone of expert for the whole budget)",
     )
+    p.add_argument(
+        "--recipe-shaping",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="env shaping in the recipe arm's training only, on top of --shaping",
+    )
     add_setting_args(p)
     return p.parse_args(argv)
 
@@ -71,20 +80,26 @@ def run_arm(args, seed: int, arm: str) -> dict:
     overrides = {"seed": seed, **budget, "eval_episodes": 0, "tensorboard": False}
     if arm == "recipe":
         overrides.update(recipe_settings(args))
+        args = argparse.Namespace(**{**vars(args), "shaping": [*args.shaping, *args.recipe_shaping]})
     trainer, result, seconds = train_and_reach(args, overrides)
     return {**result, "seed": seed, "arm": arm, "train_s": seconds, "steps": trainer.global_step}
 
 
 def main(argv=None) -> None:
     args = parse_args(argv)
-    for items, what in ((args.set, "--set"), (args.env_set, "--env-set"), (args.shaping, "--shaping")):
+    for items, what in (
+        (args.set, "--set"),
+        (args.env_set, "--env-set"),
+        (args.shaping, "--shaping"),
+        (args.recipe_shaping, "--recipe-shaping"),
+    ):
         pairs(items, what)  # a malformed pair fails here, before any training
     recipe = recipe_settings(args)
     if args.jobs < 1 or args.seeds < 1 or args.steps < 1 or args.episodes < 1 or args.minutes < 0:
         raise SystemExit("--jobs, --seeds, --steps and --episodes must be at least 1, --minutes at least 0")
     budget = f"{args.minutes:g} minutes" if args.minutes > 0 else f"{args.steps:.3g} agent-steps"
     print(
-        f"{args.env}: {args.seeds} seeds x (baseline, recipe {recipe}), {budget} each, "
+        f"{args.env}: {args.seeds} seeds x (baseline, recipe {recipe} shaping {args.recipe_shaping}), {budget} each, "
         f"{args.episodes} evaluation runs per policy, {args.jobs} at once",
         flush=True,
     )
