@@ -17,7 +17,6 @@ some rows of the trained seats; those rows are nobody's to learn from.
 from __future__ import annotations
 
 import copy
-import time
 
 import numpy as np
 import torch
@@ -26,7 +25,7 @@ from sparring.players.policy import policy_for
 from sparring.train.optim import make_optimizer
 from sparring.train.population_checkpoint import restore_population, write_population
 from sparring.train.ppo import ppo_update
-from sparring.train.rollout import EpisodeStats, Rollout
+from sparring.train.rollout import EpisodeStats, Rollout, play_tick
 from sparring.train.league import League, league_rows, parse_league
 from sparring.train.opponents import SeatedOpponents
 
@@ -132,22 +131,8 @@ class Population:
             rollout.begin()
         with torch.inference_mode():
             for t in range(self.rollouts[0].horizon):
-                start = time.perf_counter()
-                for rollout in self.rollouts:
-                    rollout.act(t, self.env_actions)
-                if self.opponent is not None:
-                    self.opponent.fill(self.env_actions)
-                mid = time.perf_counter()
-                _, rew, term, trunc, _, info = env.step(self.env_actions)
-                if info:
-                    self.stats.add(info)
-                if self.opponent is not None:
-                    self.opponent.after_step(rew, env.done)
-                for rollout in self.rollouts:
-                    rollout.store_step(t, rew, term, trunc)
-                end = time.perf_counter()
-                env_s += end - mid
-                infer_s += mid - start
+                infer, stepped = play_tick(env, self.rollouts, self.env_actions, self.opponent, self.stats, t)
+                infer_s, env_s = infer_s + infer, env_s + stepped
             for rollout in self.rollouts:
                 rollout.finish()
         for rollout in self.rollouts:

@@ -99,6 +99,28 @@ class EpisodeEndHook(Protocol):
         """
 
 
+def play_tick(env, rollouts, env_actions: np.ndarray, opponent, stats, t: int, note_ends=None) -> tuple[float, float]:
+    """Tick ``t`` of a rollout (inside ``torch.inference_mode``): every rollout's policy acts on its rows of
+    ``env_actions``, the opponent fills its rows, one env step, then the episode stats, ``note_ends`` (the
+    episode-end hook), the opponent's bookkeeping and every rollout's store; returns (inference s, env s)."""
+    start = time.perf_counter()
+    for rollout in rollouts:
+        rollout.act(t, env_actions)
+    if opponent is not None:
+        opponent.fill(env_actions)
+    mid = time.perf_counter()
+    _, rew, term, trunc, _, info = env.step(env_actions)
+    if info:
+        stats.add(info)
+    if note_ends is not None:
+        note_ends()
+    if opponent is not None:
+        opponent.after_step(rew, env.done)
+    for rollout in rollouts:
+        rollout.store_step(t, rew, term, trunc)
+    return mid - start, time.perf_counter() - mid
+
+
 class Rollout:
     """Collects ``horizon`` steps of ``policy`` on ``env`` for the rows in ``train_rows``.
 
@@ -195,21 +217,8 @@ class Rollout:
         self.begin()
         with torch.inference_mode():
             for t in range(self.horizon):
-                start = time.perf_counter()
-                self.act(t, self.env_actions)
-                if self.opponent is not None:
-                    self.opponent.fill(self.env_actions)
-                mid = time.perf_counter()
-                _, rew, term, trunc, _, info = env.step(self.env_actions)
-                if info:
-                    self.stats.add(info)
-                self.note_ends()
-                if self.opponent is not None:
-                    self.opponent.after_step(rew, env.done)
-                self.store_step(t, rew, term, trunc)
-                end = time.perf_counter()
-                env_s += end - mid
-                infer_s += mid - start
+                infer, stepped = play_tick(env, (self,), self.env_actions, self.opponent, self.stats, t, self.note_ends)
+                infer_s, env_s = infer_s + infer, env_s + stepped
             self.finish()
             self.restart_ended()
         self.steps += self.horizon * len(self.rows_np)
