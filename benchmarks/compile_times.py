@@ -18,8 +18,7 @@ entry, so a checkout edited while the runs go recompiles in its "warm" runs: mea
 Either may also name a folder holding a src/ tree, e.g. this checkout with some files put back, to
 measure one change alone. With `--step-job both` (the default) "after" runs twice: "after" compiles
 the step in a second process while the probe compiles reset (sparring.kit.compile_jobs, with
-SPARRING_COMPILE_JOBS=1: whatever the load; the probe starts it before it makes the batch, as
-BatchedEnv does once it calls step_in_background) and
+SPARRING_COMPILE_JOBS=1: whatever the load; BatchedEnv starts it) and
 "after-1p" with SPARRING_COMPILE_JOBS=0, one process; `on` or `off` keeps one of them. Runs alternate
 between the sides, env by env, so a change of the machine's load hits all; each cell is the median
 over the repeats, each ratio a side's median over the first side's.
@@ -53,14 +52,6 @@ def mark(stage):
     marks[stage] = (time.perf_counter() - wall, time.process_time() - cpu)
 cls = get(sys.argv[1])
 marks["import"] = (time.perf_counter() - wall, time.process_time() - cpu)
-try:  # the step in a second process on a cold cache (a no-op once BatchedEnv starts it itself)
-    from sparring.kit.batch import compiled
-    from sparring.kit.compile_jobs import step_in_background
-    from sparring.kit.config import make_config
-    obs_dtype = cls.obs_spec(make_config(cls, {})).dtype
-    step_in_background(compiled(cls, obs_dtype), cls, obs_dtype)
-except ImportError:  # a source tree from before kit.compile_jobs
-    pass
 env = sparring.kit.BatchedEnv(cls, num_envs=int(sys.argv[2]))
 env.step(np.zeros((env.rows, len(env.heads.sizes)), np.int32))
 mark("first_step")
