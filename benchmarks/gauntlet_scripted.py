@@ -1,7 +1,7 @@
 """The scripted players of `gauntlet`: clear rate, how far they get, how they die, what they have left at each wave.
 
     .venv/bin/python benchmarks/gauntlet_scripted.py [--players expert,competent,steady,passive,checkpoint:RUN]
-        [--episodes 500] [--seed 0] [--env.KEY VALUE ...]
+        [--episodes 500] [--seed 0] [--frugal] [--env.KEY VALUE ...]
 
 Each of ``episodes`` envs plays its first run. Per player: the clear rate with its
 95% Wilson interval, deaths and time-outs, the wave reached, and per wave the runs
@@ -11,7 +11,8 @@ share of all played ticks spent in the wave. Then the deaths by damage source, t
 deadliest phases, the supplies used per run (and the heals drunk with more than 69 hp,
 part of the dose wasted), and the cost in seconds per run. ``checkpoint:RUN`` plays a
 trained policy the same way (its actions sampled), to see where its runs spend their
-time and supplies against the scripted players'.
+time and supplies against the scripted players'; with ``--frugal`` it plays again with
+every dose that would waste some (a heal above 69 hp, a restore above 69 prayer) refused.
 
 ``expert`` is the reference that clears; ``competent`` flicks prayer from the
 forecast but a tick early and never dodges; ``steady`` prays all the time.
@@ -93,6 +94,9 @@ def main() -> None:
     )
     parser.add_argument("--episodes", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--frugal", action="store_true", help="also play each checkpoint with its wasteful doses refused"
+    )
     args, extra = parser.parse_known_args()
     config = {k[len("--env.") :]: v for k, v in zip(extra[::2], extra[1::2]) if k.startswith("--env.")}
     if len(config) * 2 != len(extra):
@@ -112,6 +116,8 @@ def main() -> None:
             print(passive_line(args.episodes, args.seed, config))
         else:
             print("\n".join(report(gauntlet_runs(player, args.episodes, args.seed, **config))))
+            if args.frugal and player.startswith("checkpoint:"):
+                print("\n".join(report(gauntlet_runs(player, args.episodes, args.seed, frugal=True, **config))))
     print(f"({time.perf_counter() - t0:.1f} s)")
 
 

@@ -15,7 +15,17 @@ import numpy as np
 
 from sparring.envs.duel.env import Duel
 from sparring.envs.gauntlet.env import Gauntlet
-from sparring.envs.gauntlet.world import HEAL_HP, MAX_HP, WAVES
+from sparring.envs.gauntlet.world import (
+    DRINK_HEAL,
+    DRINK_RESTORE,
+    HEAL_HP,
+    MAX_HP,
+    NO_SUPPLY,
+    PRAY_MAX,
+    RESTORE_PP,
+    SUPPLY,
+    WAVES,
+)
 from sparring.envs.serpent.env import Serpent
 from sparring.kit.batch import BatchedEnv
 from sparring.kit.scripted_episodes import first_episodes
@@ -100,9 +110,11 @@ def serpent_fights(policy: str, episodes: int, seed: int = 0, **config) -> dict:
     }
 
 
-def _gauntlet_actor(policy: str, env: BatchedEnv):
+def _gauntlet_actor(policy: str, env: BatchedEnv, frugal: bool = False):
     """A function that fills ``acts`` for every row of ``env``: the scripted player ``policy``, or for
-    ``checkpoint:RUN`` the checkpoint's policy (its actions sampled, as training plays)."""
+    ``checkpoint:RUN`` the checkpoint's policy (its actions sampled, as training plays); ``frugal``: a dose the
+    checkpoint's policy drinks with more than ``MAX_HP - HEAL_HP`` hp (``PRAY_MAX - RESTORE_PP`` prayer) becomes
+    no dose, to measure what its wasted doses cost."""
     if not policy.startswith("checkpoint:"):
         return lambda acts: env.scripted_actions(policy, out=acts)
     import torch
@@ -116,13 +128,18 @@ def _gauntlet_actor(policy: str, env: BatchedEnv):
         with torch.inference_mode():
             actions, _, _, memory[0] = net.act(torch.from_numpy(env.obs), torch.from_numpy(env.mask), memory[0], None)
         acts[:] = actions.numpy()
+        if frugal:
+            supply, r = acts[:, SUPPLY], env.records
+            supply[(supply == DRINK_HEAL) & (r["hp"] > MAX_HP - HEAL_HP)] = NO_SUPPLY
+            supply[(supply == DRINK_RESTORE) & (r["pp"] > PRAY_MAX - RESTORE_PP)] = NO_SUPPLY
 
     return act
 
 
-def gauntlet_runs(policy: str, episodes: int, seed: int = 0, **config) -> dict:
+def gauntlet_runs(policy: str, episodes: int, seed: int = 0, frugal: bool = False, **config) -> dict:
     """Play the first gauntlet run of each of ``episodes`` envs with ``policy``: a scripted player's name, or
-    ``checkpoint:RUN`` (a trained policy, sampled).
+    ``checkpoint:RUN`` (a trained policy, sampled; with ``frugal`` its doses above the point where they would
+    waste some are refused).
 
     Returns ``clears``, ``deaths``, ``timeouts``, ``episodes``, the wave each run
     reached (``waves``, an array), which runs were cleared (``cleared``, bool), the
@@ -137,7 +154,7 @@ def gauntlet_runs(policy: str, episodes: int, seed: int = 0, **config) -> dict:
     """
     start = time.perf_counter()
     env = BatchedEnv(Gauntlet, num_envs=episodes, seed=seed, autoreset=False, **config)
-    act = _gauntlet_actor(policy, env)
+    act = _gauntlet_actor(policy, env, frugal)
     names = list(Gauntlet.metrics)
     metrics = np.zeros((episodes, len(names)), np.float64)
     phase, ticks = np.zeros(episodes, np.int64), np.zeros(episodes, np.int64)
@@ -174,7 +191,7 @@ def gauntlet_runs(policy: str, episodes: int, seed: int = 0, **config) -> dict:
     died = ~clear & ~timed_out
     means = sums / np.maximum(count, 1)
     return {
-        "policy": policy,
+        "policy": policy + (" (frugal)" if frugal and policy.startswith("checkpoint:") else ""),
         "episodes": episodes,
         "clears": int(clear.sum()),
         "deaths": int(died.sum()),
