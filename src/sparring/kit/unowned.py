@@ -84,17 +84,27 @@ def unowned(typingctx, array):
     return aryty(array), codegen
 
 
+def _check_int64(name: str, array) -> None:
+    """Refuse (at typing) an array that the atomic intrinsic ``name`` cannot work on."""
+    if not (isinstance(array, types.Array) and array.dtype == types.int64 and array.layout == "C"):
+        raise TypingError(f"{name}: needs a C-contiguous int64 array, got {array}")
+
+
+def _element_pointer(context, builder, array, signature, args):
+    """LLVM pointer to ``args[0][args[1]]`` (``array`` its Numba type), the element an atomic intrinsic works on."""
+    ary = make_array(array)(context, builder, value=args[0])
+    k = context.cast(builder, args[1], signature.args[1], types.intp)
+    return cgutils.get_item_pointer(context, builder, array, ary, [k], wraparound=False)
+
+
 @intrinsic
 def fetch_add(typingctx, array, index, value):
     """``fetch_add(array, index, value)``: atomically add ``value`` to ``array[index]`` (an int64 array) and return
     the old value (in compiled code only): how the threads of a threaded step take pieces without the GIL."""
-    if not (isinstance(array, types.Array) and array.dtype == types.int64 and array.layout == "C"):
-        raise TypingError(f"fetch_add: needs a C-contiguous int64 array, got {array}")
+    _check_int64("fetch_add", array)
 
     def codegen(context, builder, signature, args):
-        ary = make_array(array)(context, builder, value=args[0])
-        k = context.cast(builder, args[1], signature.args[1], types.intp)
-        ptr = cgutils.get_item_pointer(context, builder, array, ary, [k], wraparound=False)
+        ptr = _element_pointer(context, builder, array, signature, args)
         return builder.atomic_rmw("add", ptr, context.cast(builder, args[2], signature.args[2], types.int64), "seq_cst")
 
     return types.int64(array, index, value), codegen
@@ -105,13 +115,10 @@ def compare_and_swap(typingctx, array, index, expected, value):
     """``compare_and_swap(array, index, expected, value)``: atomically set ``array[index]`` (an int64 array) to
     ``value`` if it holds ``expected``; whether it did (in compiled code only). How the threads of a threaded step
     claim a piece of one call and never a piece of the next."""
-    if not (isinstance(array, types.Array) and array.dtype == types.int64 and array.layout == "C"):
-        raise TypingError(f"compare_and_swap: needs a C-contiguous int64 array, got {array}")
+    _check_int64("compare_and_swap", array)
 
     def codegen(context, builder, signature, args):
-        ary = make_array(array)(context, builder, value=args[0])
-        k = context.cast(builder, args[1], signature.args[1], types.intp)
-        ptr = cgutils.get_item_pointer(context, builder, array, ary, [k], wraparound=False)
+        ptr = _element_pointer(context, builder, array, signature, args)
         old = context.cast(builder, args[2], signature.args[2], types.int64)
         new = context.cast(builder, args[3], signature.args[3], types.int64)
         return builder.extract_value(builder.cmpxchg(ptr, old, new, "seq_cst", "seq_cst"), 1)
@@ -123,13 +130,10 @@ def compare_and_swap(typingctx, array, index, expected, value):
 def load_acquire(typingctx, array, index):
     """``load_acquire(array, index)``: an atomic read of ``array[index]`` (an int64 array) that the compiler may
     neither hoist out of a loop nor reorder with later reads (in compiled code only)."""
-    if not (isinstance(array, types.Array) and array.dtype == types.int64 and array.layout == "C"):
-        raise TypingError(f"load_acquire: needs a C-contiguous int64 array, got {array}")
+    _check_int64("load_acquire", array)
 
     def codegen(context, builder, signature, args):
-        ary = make_array(array)(context, builder, value=args[0])
-        k = context.cast(builder, args[1], signature.args[1], types.intp)
-        ptr = cgutils.get_item_pointer(context, builder, array, ary, [k], wraparound=False)
+        ptr = _element_pointer(context, builder, array, signature, args)
         return builder.load_atomic(ptr, "acquire", 8)
 
     return types.int64(array, index), codegen
