@@ -54,9 +54,8 @@ def resolve_opponent(
                 f"{len(seats)} with this config" + (f"; its opponent knob takes {list(knob)}" if knob else "")
             )
         return env_config, name if name == SELF_PLAY else f"scripted:{name}"
-    raise ValueError(
-        f"unknown opponent {name!r} for env {env_cls.name!r}; valid: {[*knob, *env_cls.scripted, SELF_PLAY]}"
-    )
+    valid = list(dict.fromkeys([*knob, *env_cls.scripted, SELF_PLAY]))  # the knob and scripted players share names
+    raise ValueError(f"unknown opponent {name!r} for env {env_cls.name!r}; valid: {valid}")
 
 
 def parse_seats(values: list[str] | None) -> dict[str, str]:
