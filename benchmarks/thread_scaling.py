@@ -9,6 +9,11 @@ thread counts interleaved within each repeat so load changes hit them alike; wal
 one-thread batch (same seed, same actions), so the speed-up never comes from skipped work.
 Measure on an otherwise idle machine: a thread that shares its core with another process
 runs at that process's pace, and the speed-up with it.
+
+Two rows first give the machine's own ceiling, measured the same way: ``ceiling:compute`` (each
+thread runs a register-only integer loop, nothing shared) and ``ceiling:memory`` (each thread sums
+its own 32 MiB slice of an array, far beyond the caches). An env's speed-up reads against them: on
+a VM whose two vCPUs share a physical core or its memory bandwidth, no env can beat its ceiling.
 """
 
 from __future__ import annotations
@@ -17,9 +22,64 @@ import argparse
 import statistics
 import time
 
+import threading
+
+import numba
 import numpy as np
 
 import sparring
+
+CEILING_WORK = 1 << 25  # loop iterations per thread and call of the compute ceiling
+STREAM_ELEMENTS = 1 << 22  # float64 elements (32 MiB) per thread of the memory ceiling: beyond every cache
+CEILINGS = ("compute", "memory")
+
+
+@numba.njit(nogil=True, cache=True)
+def _spin(n: int, seed: int) -> int:
+    """``n`` rounds of xorshift in registers: work that scales with cores and nothing else."""
+    x = seed | 1
+    for _ in range(n):
+        x ^= (x << 13) & 0xFFFFFFFFFFFF
+        x ^= x >> 7
+        x ^= (x << 17) & 0xFFFFFFFFFFFF
+    return x
+
+
+@numba.njit(nogil=True, cache=True)
+def _stream(a: np.ndarray) -> float:
+    """The sum of ``a``: work bound by memory bandwidth once ``a`` is beyond the caches."""
+    total = 0.0
+    for i in range(a.size):
+        total += a[i]
+    return total
+
+
+def ceiling_rate(kind: str, threads: int, arrays: list, calls: int) -> float:
+    """Units of ``kind`` work per second with ``threads`` threads, each on its own share."""
+
+    def work(k: int) -> None:
+        for _ in range(calls):
+            _spin(CEILING_WORK, k) if kind == "compute" else _stream(arrays[k])
+
+    pool = [threading.Thread(target=work, args=(k,)) for k in range(threads)]
+    start = time.perf_counter()
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    per_call = CEILING_WORK if kind == "compute" else STREAM_ELEMENTS
+    return threads * calls * per_call / (time.perf_counter() - start)
+
+
+def measure_ceiling(kind: str, threads: list[int], repeats: int) -> dict[int, float]:
+    """Median rate of the ``kind`` ceiling row at each thread count, the counts interleaved per repeat."""
+    arrays = [np.ones(STREAM_ELEMENTS, np.float64) for _ in range(max(threads))] if kind == "memory" else []
+    ceiling_rate(kind, max(threads), arrays, 1)  # compile and touch the pages
+    rates = {t: [] for t in threads}
+    for _ in range(repeats):
+        for t in threads:
+            rates[t].append(ceiling_rate(kind, t, arrays, 4))
+    return {t: statistics.median(r) for t, r in rates.items()}
 
 
 def timed_steps(env, pool: list, calls: int) -> float:
@@ -63,17 +123,21 @@ def main() -> None:
     threads = sorted(set(args.threads))
     print(f"{args.envs} envs, threads {threads}, median of {args.repeats} interleaved repeats, wall time of step")
     print(
-        f"{'env':10} "
+        f"{'env':16} "
         + " ".join(f"{f'T={t} M/s':>10}" for t in threads)
         + " "
         + " ".join(f"{f'x T={t}':>8}" for t in threads[1:])
     )
-    for name in args.env:
-        rates = measure(name, args.envs, threads, args.repeats, args.seconds)
+    rows = [(f"ceiling:{kind}", lambda kind=kind: measure_ceiling(kind, threads, args.repeats)) for kind in CEILINGS]
+    rows += [
+        (name, lambda name=name: measure(name, args.envs, threads, args.repeats, args.seconds)) for name in args.env
+    ]
+    for name, run in rows:
+        rates = run()
         base = rates[threads[0]]
         cells = " ".join(f"{rates[t] / 1e6:10.2f}" for t in threads)
         ups = " ".join(f"{rates[t] / base:8.2f}" for t in threads[1:])
-        print(f"{name:10} {cells} {ups}")
+        print(f"{name:16} {cells} {ups}")
 
 
 if __name__ == "__main__":
