@@ -110,9 +110,10 @@ def serpent_fights(policy: str, episodes: int, seed: int = 0, **config) -> dict:
     }
 
 
-def _gauntlet_actor(policy: str, env: BatchedEnv, frugal: bool = False):
+def _gauntlet_actor(policy: str, env: BatchedEnv, frugal: bool = False, seed: int = 0):
     """A function that fills ``acts`` for every row of ``env``: the scripted player ``policy``, or for
-    ``checkpoint:RUN`` the checkpoint's policy (its actions sampled, as training plays); ``frugal``: a dose the
+    ``checkpoint:RUN`` the checkpoint's policy (its actions sampled from torch's generator seeded with ``seed``, as
+    training plays); ``frugal``: a dose the
     checkpoint's policy drinks with more than ``MAX_HP - HEAL_HP`` hp (``PRAY_MAX - RESTORE_PP`` prayer) becomes
     no dose, to measure what its wasted doses cost."""
     if not policy.startswith("checkpoint:"):
@@ -122,6 +123,7 @@ def _gauntlet_actor(policy: str, env: BatchedEnv, frugal: bool = False):
     from sparring.players.load import load_policy
 
     net, _ = load_policy(policy.split(":", 1)[1], "gauntlet", env=env)
+    torch.manual_seed(seed)  # the sampling noise, as checkpoint players seed it: a rerun plays the same runs
     memory = [net.initial_state(env.rows)]
 
     def act(acts: np.ndarray) -> None:
@@ -154,7 +156,7 @@ def gauntlet_runs(policy: str, episodes: int, seed: int = 0, frugal: bool = Fals
     """
     start = time.perf_counter()
     env = BatchedEnv(Gauntlet, num_envs=episodes, seed=seed, autoreset=False, **config)
-    act = _gauntlet_actor(policy, env, frugal)
+    act = _gauntlet_actor(policy, env, frugal, seed)
     names = list(Gauntlet.metrics)
     metrics = np.zeros((episodes, len(names)), np.float64)
     phase, ticks = np.zeros(episodes, np.int64), np.zeros(episodes, np.int64)
