@@ -21,6 +21,19 @@ def test_turns_record_the_teachers_legal_choice():
     assert all("Your goal (house)" in s.turn.text for s in houses)
 
 
+def test_plan_labels_are_the_noisy_teachers_action_before_its_noise():
+    noisy = collect_turns("scripted:planner_noisy:1.0", 1, seed=4, days=1)  # every action random
+    planned = collect_turns("scripted:planner_noisy:1.0", 1, seed=4, days=1, labels="plan")
+    assert [s.turn for s in noisy] == [s.turn for s in planned]  # the same states: the teacher plays either way
+    planner = collect_turns("scripted:planner", 1, seed=4, days=1)
+    assert [s.choice for s in noisy] != [s.choice for s in planned]
+    assert planned[0].choice == planner[0].choice  # the first state is the same; later ones follow the noise
+    with pytest.raises(ValueError, match="plan needs a scripted:planner_noisy teacher"):
+        collect_turns("scripted:planner", 1, seed=4, days=1, labels="plan")
+    with pytest.raises(ValueError, match="labels must be one of"):
+        collect_turns("scripted:planner_noisy", 1, seed=4, days=1, labels="soft")
+
+
 def test_choice_loss_falls_when_trained_on_the_teachers_lines():
     samples = collect_turns("scripted:planner", 1, seed=4, days=1)[:6]
     tok = train_tokenizer([line for s in samples for line in s.turn.text.split("\n")], 400)

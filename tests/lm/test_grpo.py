@@ -73,6 +73,36 @@ def test_a_run_saves_metrics_and_plot_and_resumes(town_model, tmp_path):
         grpo(str(tmp_path), None, cfg, resume=True)
 
 
+def test_two_learners_train_their_own_copies_and_resume(town_model, tmp_path):
+    out = str(tmp_path / "pair")
+    cfg = GRPOConfig(group=2, groups=1, turns=2, iterations=1, kl=0.1, lr=1e-2, threads=1, learners=[0, 1])
+    history = grpo(out, town_model[0], cfg, days=1)
+    per = history[0]["learners"]
+    assert set(per) == {"0", "1"} and all(
+        {"success_rate", "reward", "kl", "trained_turns"} <= set(p) for p in per.values()
+    )
+    assert history[0]["turns"] == per["0"]["turns"] + per["1"]["turns"] == 8  # 2 copies x 2 ticks each
+    assert {"model-0", "model-1", "optimizer-0.pt", "optimizer-1.pt", "success.png"} <= set(os.listdir(out))
+    base = _load(town_model[0])[0].state_dict()
+    weights = [_load(os.path.join(out, f"model-{c}"))[0].state_dict() for c in (0, 1)]
+    moved = [any(not torch.equal(w[k], base[k]) for k in base) for w in weights]
+    trained = [per[c]["trained_turns"] > 0 for c in ("0", "1")]
+    assert moved == trained  # a learner moves only when its own copies' outcomes differ within the group
+    cfg.iterations = 2
+    assert [h["iteration"] for h in grpo(out, None, cfg, resume=True)] == [0, 1]
+    with pytest.raises(ValueError, match="trained with --learners 0,1, got --learners 0; pass --learners 0,1"):
+        grpo(out, None, GRPOConfig(iterations=3), resume=True)
+    with pytest.raises(ValueError, match="learners must be distinct character indices"):
+        grpo(str(tmp_path / "bad"), town_model[0], GRPOConfig(learners=[0, 99]))
+
+
+def test_a_default_run_keeps_the_single_learner_layout(town_model, tmp_path):
+    cfg = GRPOConfig(group=2, groups=1, turns=2, iterations=1, kl=0.0, threads=1)
+    row = grpo(str(tmp_path / "a"), town_model[0], cfg, days=1)[0]
+    assert {"model", "optimizer.pt"} <= set(os.listdir(tmp_path / "a")) and not os.path.exists(tmp_path / "a/model-0")
+    assert row["learners"]["0"]["success_rate"] == row["success_rate"] and row["learners"]["0"]["turns"] == row["turns"]
+
+
 def test_cli_grpo_and_bad_arguments(town_model, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("sparring.kit.progress.QUIET_S", 0.0)  # every status line, however fast the stages
     out = str(tmp_path / "cli")
@@ -114,6 +144,8 @@ def test_cli_grpo_and_bad_arguments(town_model, tmp_path, capsys, monkeypatch):
     assert "--model must be a model folder" in capsys.readouterr().err
     assert main(["grpo", "duel", "--model", town_model[0], "--out", str(tmp_path / "y")]) == 2
     assert "plays a town env" in capsys.readouterr().err
+    assert main(["grpo", "town", "--model", town_model[0], "--out", str(tmp_path / "z"), "--learners", "0,x"]) == 2
+    assert "want comma-separated character indices, e.g. 0,1; got '0,x'" in capsys.readouterr().err
     assert main(["play", "town", "--brain", "nobody"]) == 2
     assert "unknown brain 'nobody'" in capsys.readouterr().err
 

@@ -207,7 +207,21 @@ def _add_grpo(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", help="the base model folder (not needed with --resume)")
     p.add_argument("--out", required=True, help="run folder: model/, metrics.jsonl, success.png, state")
     p.add_argument("--resume", action="store_true", help="continue the run in --out where it stopped")
-    _config_args(p, GRPOConfig())
+    _config_args(p, GRPOConfig(), skip={"learners"})
+    p.add_argument(
+        "--learners",
+        type=_characters,
+        default=GRPOConfig().learners,
+        help="learning characters, comma-separated (e.g. 0,1), each its own copy of the model (default 0)",
+    )
+
+
+def _characters(text: str) -> list[int]:
+    """``--learners``: comma-separated character indices."""
+    try:
+        return [int(c) for c in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"want comma-separated character indices, e.g. 0,1; got {text!r}") from None
 
 
 def _config_args(p: argparse.ArgumentParser, defaults, skip=frozenset()) -> None:

@@ -7,6 +7,13 @@ Training minimises the cross-entropy of the teacher's line among the legal
 lines (the policy :class:`~sparring.lm.choice.LineScorer` decodes with) plus
 the line's own token loss (so free generation answers with a line too).
 Held-out accuracy is over the turns of episodes never trained on.
+
+With ``labels="plan"`` (a ``scripted:planner_noisy`` teacher only) the noisy
+teacher still plays, so the states are the ones its mistakes lead to, but each
+turn is labelled with the teacher's plan, its action before the noise (the
+DART recipe: noise in the expert's rollouts, clean labels). A student copying
+the teacher's sampled actions learns to copy the noise too, and its own errors
+add to it; one copying the plan does not.
 """
 
 from __future__ import annotations
@@ -18,9 +25,10 @@ import time
 import numpy as np
 
 from sparring.kit.progress import silent
+from sparring.players import ScriptedPlayer
 from sparring.lm.model import ModelSize
 from sparring.lm.rollout import LEARNER, learner_env, set_goal
-from sparring.lm.town import Turn, make_brain, turn
+from sparring.lm.town import NoisyPlanner, Turn, make_brain, turn
 
 
 @dataclasses.dataclass
@@ -52,6 +60,12 @@ class DistillConfig:
     seed: int = 0
     threads: int | None = None
     """torch CPU threads (default: torch's)."""
+    labels: str = "teacher"
+    """What each turn is labelled with: teacher (the action it took) or plan (a planner_noisy teacher's action
+    before its noise)."""
+
+
+LABELS = ("teacher", "plan")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,13 +85,21 @@ def collect_turns(
     goal: str = "any",
     num_envs: int = 16,
     progress=None,
+    labels: str = "teacher",
     **config,
 ) -> list[Sample]:
-    """The teacher's turns as character 0 in ``episodes`` episodes (the rest of the town is the planner);
+    """The teacher's turns as character 0 in ``episodes`` episodes (the rest of the town is the planner), each
+    labelled with the action taken (``labels="teacher"``) or a noisy planner's plan (``"plan"``);
     ``progress`` (a :class:`~sparring.kit.progress.Progress`) counts the episodes and the turns."""
     progress = progress or silent()
     batch = learner_env(min(num_envs, episodes), seed, env, goal, **config)
     brain = make_brain(teacher, batch, seed)
+    if labels not in LABELS or (labels == "plan" and not isinstance(brain, NoisyPlanner)):
+        raise ValueError(
+            f"labels must be one of {list(LABELS)}, and plan needs a scripted:planner_noisy teacher; "
+            f"got {labels!r} with {teacher!r}"
+        )
+    plan = ScriptedPlayer(batch, "planner") if labels == "plan" else None  # deterministic: the teacher's plan
     samples: list[Sample] = []
     done = 0
     progress.start(episodes, unit="episode")
@@ -90,7 +112,8 @@ def collect_turns(
                 rows = np.array([e * batch.num_agents + LEARNER for e in envs], np.int64)
                 chosen = brain.act(batch, rows)
                 actions[rows] = chosen
-                for e, a in zip(envs, chosen[:, 0]):
+                label = plan.act(batch, rows) if plan is not None else chosen
+                for e, a in zip(envs, label[:, 0]):
                     t = turn(batch.records[e], batch.config, LEARNER)
                     samples.append(Sample(t, t.actions.index(int(a)), done + e))
             batch.step(actions)
@@ -172,7 +195,9 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
         torch.set_num_threads(cfg.threads)
     started = time.perf_counter()
     progress.status(f"recording the teacher's turns ({cfg.teacher})")
-    samples = collect_turns(cfg.teacher, cfg.episodes, cfg.seed, env, cfg.goal, progress=progress, **env_config)
+    samples = collect_turns(
+        cfg.teacher, cfg.episodes, cfg.seed, env, cfg.goal, progress=progress, labels=cfg.labels, **env_config
+    )
     test_from = cfg.episodes - max(1, round(cfg.episodes * cfg.held_out))
     train = [s for s in samples if s.episode < test_from]
     test = [s for s in samples if s.episode >= test_from]
@@ -202,6 +227,7 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
     progress.status("measuring held-out and train accuracy")
     report = {
         "teacher": cfg.teacher,
+        "labels": cfg.labels,
         "env": env,
         "env_config": env_config,
         "episodes": cfg.episodes,

@@ -3,17 +3,22 @@
 Each iteration takes ``groups`` start states (fresh episodes seeded by the run
 seed and the iteration, recorded ticks or archive cells: ``starts``, see
 :mod:`sparring.lm.starts`) and restores each ``group`` times;
-the model samples its lines as character 0 (the rest of the town is the
-planner) and plays each copy for ``turns`` ticks or to the episode end. A
-copy's reward is the learner's goal completion plus ``shaping`` x its best
-progress towards the goal. The env's dice live in the record, so the copies
-of a group differ only by what the model chose: the group-normalised reward
-is each copy's advantage, and every turn of a copy is a sample with that
-advantage (per-turn credit). The loss is PPO's clipped objective on the
-ratio to the sampling policy, plus ``kl`` x the exact KL divergence from
-the base model's policy over the same legal lines. Full fine-tuning, or
-with ``lora`` > 0 LoRA adapters (peft) on the attention and MLP projections,
-whose reference is the same model with its adapters disabled.
+each learning character (``learners``, character 0 by default) samples its
+lines from its own copy of the model (the rest of the town is the planner)
+and plays each copy of the town for ``turns`` ticks or to the episode end. A
+learner's reward in a copy is its goal completion plus ``shaping`` x its best
+progress towards the goal; its advantage is that reward normalised within
+the group, over its own rewards only. Each learner has its own weights and
+optimizer (not one shared model): a character's update then comes only from
+its own turns, and the learners can grow apart, as characters of a town do.
+The env's dice live in the record, so the copies of a group differ only by
+what the models chose, and every turn of a learner in a copy is a sample
+with its advantage there (per-turn credit). The loss is PPO's clipped
+objective on the ratio to the sampling policy, plus ``kl`` x the exact KL
+divergence from the base model's policy over the same legal lines. Full
+fine-tuning, or with ``lora`` > 0 LoRA adapters (peft) on the attention and
+MLP projections, whose reference is the same model with its adapters
+disabled.
 """
 
 from __future__ import annotations
@@ -29,8 +34,11 @@ from sparring.kit.atomic import atomic_file, atomic_folder, atomic_path
 from sparring.kit.progress import silent
 from sparring.lm.lora import AdapterOff, add_lora, peft_quiet
 from sparring.lm.model import save_model_folder
-from sparring.lm.rollout import GOALS, Rollout, TurnSample, learner_env, play_out
+from sparring.lm.learners import check_learners, learners_env, play_learners, set_goals
+from sparring.lm.rollout import GOALS, TurnSample
 from sparring.lm.starts import StartStates
+
+DEFAULT_LEARNERS = [0]
 
 
 @dataclasses.dataclass
@@ -72,6 +80,9 @@ class GRPOConfig:
     """torch CPU threads (default: torch's)."""
     lora: int = 0
     """LoRA rank (alpha twice the rank); 0: full fine-tuning."""
+    learners: list[int] = dataclasses.field(default_factory=lambda: list(DEFAULT_LEARNERS))
+    """The learning characters, each played by its own copy of the model with its own optimizer (the rest of
+    the town is the planner)."""
 
 
 def advantages(rewards: np.ndarray, group: int) -> np.ndarray:
@@ -125,17 +136,46 @@ def update(
     return {"kl": mean(kls), "loss": mean(losses), "clip_frac": mean(clipped), "samples": len(used)}
 
 
-class Run:
-    """The run folder ``out``: ``model/`` (the current policy, LoRA adapters merged), ``adapter/`` (a LoRA
-    run's adapters), ``optimizer.pt``, ``state.json``, ``metrics.jsonl`` and ``success.png``."""
+@dataclasses.dataclass
+class Learner:
+    """One learning character: its policy (a peft model in a LoRA run), scorer, KL reference and optimizer."""
 
-    def __init__(self, out: str):
+    character: int
+    policy: object
+    scorer: object
+    ref: object
+    opt: object
+
+
+class Run:
+    """The run folder ``out``: per learner ``model/`` (the current policy, LoRA adapters merged), ``adapter/`` (a
+    LoRA run's adapters) and ``optimizer.pt`` (with more than one learner, or another than character 0:
+    ``model-C/``, ``adapter-C/``, ``optimizer-C.pt`` for character C); ``state.json``, ``metrics.jsonl`` and
+    ``success.png``."""
+
+    def __init__(self, out: str, learners: list[int] = DEFAULT_LEARNERS):
         self.out = os.path.abspath(out)
-        self.model = os.path.join(self.out, "model")
-        self.adapter = os.path.join(self.out, "adapter")
+        self.learners = list(learners)
+        self.model = self.model_of(self.learners[0])
         self.state = os.path.join(self.out, "state.json")
         self.metrics = os.path.join(self.out, "metrics.jsonl")
         self.plot = os.path.join(self.out, "success.png")
+
+    def _named(self, name: str, character: int, ext: str = "") -> str:
+        tag = "" if self.learners == DEFAULT_LEARNERS else f"-{character}"
+        return os.path.join(self.out, f"{name}{tag}{ext}")
+
+    def model_of(self, character: int) -> str:
+        """The model folder of learner ``character``."""
+        return self._named("model", character)
+
+    def adapter_of(self, character: int) -> str:
+        """The LoRA adapter folder of learner ``character``."""
+        return self._named("adapter", character)
+
+    def optimizer_of(self, character: int) -> str:
+        """The optimizer file of learner ``character``."""
+        return self._named("optimizer", character, ".pt")
 
     def read_state(self) -> dict:
         """The saved state of a run to resume; a clear error when ``out`` holds none."""
@@ -144,23 +184,24 @@ class Run:
         with open(self.state, encoding="utf-8") as f:
             return json.load(f)
 
-    def save(self, model, tokenizer, opt, state: dict, history: list[dict]) -> None:
-        """Model (for a peft ``model``: merged into a copy, and the adapters too), optimizer, state and metrics,
-        each written to a temporary file or folder and renamed."""
+    def save(self, learners: list[Learner], tokenizer, state: dict, history: list[dict]) -> None:
+        """Per learner its model (for a peft model: merged into a copy, and the adapters too) and optimizer (with
+        torch's RNG state), then the state and metrics, each written to a temporary file or folder and renamed."""
         import copy
 
         import torch
 
-        if hasattr(model, "merge_and_unload"):  # a peft model: model/ stays a plain model folder
-            save_model_folder(
-                copy.deepcopy(model).merge_and_unload(), tokenizer, self.model, overwrite=True, info={"grpo": state}
-            )
-            with atomic_folder(self.adapter) as tmp:
-                model.save_pretrained(tmp)
-        else:
-            save_model_folder(model, tokenizer, self.model, overwrite=True, info={"grpo": state})
-        with atomic_path(os.path.join(self.out, "optimizer.pt")) as tmp:
-            torch.save({"optimizer": opt.state_dict(), "torch_rng": torch.get_rng_state()}, tmp)
+        for learner in learners:
+            model, info = learner.policy, {"grpo": {**state, "character": learner.character}}
+            if hasattr(model, "merge_and_unload"):  # a peft model: model/ stays a plain model folder
+                merged = copy.deepcopy(model).merge_and_unload()
+                save_model_folder(merged, tokenizer, self.model_of(learner.character), overwrite=True, info=info)
+                with atomic_folder(self.adapter_of(learner.character)) as tmp:
+                    model.save_pretrained(tmp)
+            else:
+                save_model_folder(model, tokenizer, self.model_of(learner.character), overwrite=True, info=info)
+            with atomic_path(self.optimizer_of(learner.character)) as tmp:
+                torch.save({"optimizer": learner.opt.state_dict(), "torch_rng": torch.get_rng_state()}, tmp)
         with atomic_file(self.metrics, encoding="utf-8") as f:
             f.writelines(json.dumps(r) + "\n" for r in history)
         with atomic_file(self.state, encoding="utf-8") as f:
@@ -177,7 +218,7 @@ class Run:
 
 
 def plot_success(history: list[dict], path: str) -> None:
-    """PNG of the success rate (and mean reward) of each iteration's groups."""
+    """PNG of each learner's success rate (and the mean reward) in each iteration's groups."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -185,12 +226,17 @@ def plot_success(history: list[dict], path: str) -> None:
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
     its = [h["iteration"] for h in history]
-    ax.plot(its, [h["success_rate"] for h in history], marker="o", ms=3, label="success rate")
+    per = [h.get("learners", {"0": h}) for h in history]  # rows saved before per-learner metrics: character 0
+    characters = sorted({c for row in per for c in row}, key=int)
+    for c in characters:
+        label = "success rate" if characters == ["0"] else f"character {c} success"
+        ax.plot(its, [row[c]["success_rate"] if c in row else np.nan for row in per], marker="o", ms=3, label=label)
     ax.plot(its, [h["reward"] for h in history], alpha=0.6, label="mean reward")
     ax.set_xlabel("GRPO iteration")
     ax.set_ylim(-0.02, max([1.0] + [h["reward"] for h in history]) + 0.02)  # reward = success + shaping x progress
     ax.legend(loc="upper left")
-    ax.set_title("character 0's goal success in GRPO groups")
+    who = "character 0's" if characters == ["0"] else "each learner's"
+    ax.set_title(f"{who} goal success in GRPO groups")
     fig.tight_layout()
     fig.savefig(path, format="png", dpi=100)
     plt.close(fig)
@@ -207,6 +253,22 @@ def _load(folder: str):
     return model, tok
 
 
+def _learner(character: int, policy, tok, cfg: GRPOConfig, ref_scorer):
+    """A :class:`Learner` around ``policy`` (a peft model in a LoRA run) with a fresh optimizer; its KL reference
+    is the adapters switched off (LoRA) or ``ref_scorer``, the base."""
+    import torch
+
+    from sparring.lm.choice import LineScorer
+
+    if cfg.lora:  # the scorer reads the Llama model whose layers peft injected; the base is the reference
+        scorer = LineScorer(policy.base_model.model, tok)
+        ref = AdapterOff(policy, scorer) if cfg.kl > 0 else None
+    else:
+        scorer, ref = LineScorer(policy, tok), ref_scorer
+    opt = torch.optim.AdamW([p for p in policy.parameters() if p.requires_grad], lr=cfg.lr, weight_decay=0.0)
+    return Learner(character, policy, scorer, ref, opt)
+
+
 def grpo(
     out: str,
     model: str | None = None,
@@ -218,6 +280,8 @@ def grpo(
 ) -> list[dict]:
     """Run (or resume) GRPO into the folder ``out``; returns the metrics of every iteration.
 
+    Every character of ``cfg.learners`` is played by its own copy of the model, with its own optimizer; the
+    rest of the town is the planner. A copy's advantage is its own reward normalised within its group.
     ``progress`` (a :class:`~sparring.kit.progress.Progress`) says which stage runs (loading the
     models, building the town, playing, updating, saving), counts the iterations with their reward,
     success, KL and tokens/s, and gets a line per iteration.
@@ -228,7 +292,6 @@ def grpo(
 
     from sparring.lm.choice import LineScorer
 
-    run = Run(out)
     if cfg.group < 2 or cfg.groups < 1 or cfg.temperature <= 0 or cfg.goal not in GOALS or cfg.kl < 0:
         raise ValueError(
             f"grpo needs group >= 2, groups >= 1, temperature > 0, kl >= 0 and goal in {list(GOALS)}; "
@@ -236,28 +299,40 @@ def grpo(
         )
     if cfg.lora < 0:
         raise ValueError(f"--lora must be a LoRA rank >= 1, or 0 for full fine-tuning; got {cfg.lora}")
+    characters = check_learners(cfg.learners, env)
+    run = Run(out, characters)
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     if resume:
         state = run.read_state()
-        saved_lora = state.get("config", {}).get("lora", 0)
+        saved = state.get("config", {})
+        saved_lora, saved_learners = saved.get("lora", 0), saved.get("learners", DEFAULT_LEARNERS)
         if cfg.lora != saved_lora:
             raise ValueError(
                 f"--resume: {run.out} was trained with --lora {saved_lora}, got --lora {cfg.lora}; "
                 f"pass --lora {saved_lora} to continue it, or start a new --out"
             )
+        if characters != saved_learners:
+            was, got = ",".join(map(str, saved_learners)), ",".join(map(str, characters))
+            raise ValueError(
+                f"--resume: {run.out} was trained with --learners {was}, got --learners {got}; "
+                f"pass --learners {was} to continue it, or start a new --out"
+            )
         base, start, env, env_config = state["base"], state["iteration"], state["env"], state["env_config"]
         progress.status(f"building the {env} start states ({cfg.starts}; compiling the env's kernels on a first run)")
         sources = StartStates(cfg.starts, env, env_config)
         progress.status(f"loading the policy from {run.out}")
-        if cfg.lora:  # the same adapters on the base, trainable again
-            from peft import PeftModel
+        policies = []
+        for c in characters:
+            if cfg.lora:  # the same adapters on the base, trainable again
+                from peft import PeftModel
 
-            base_model, tok = _load(base)
-            with peft_quiet():
-                policy = PeftModel.from_pretrained(base_model, run.adapter, is_trainable=True)
-        else:
-            policy, tok = _load(run.model)
+                base_model, tok = _load(base)
+                with peft_quiet():
+                    policies.append(PeftModel.from_pretrained(base_model, run.adapter_of(c), is_trainable=True))
+            else:
+                policy, tok = _load(run.model_of(c))
+                policies.append(policy)
     else:
         if model is None or not os.path.isfile(os.path.join(model, "config.json")):
             raise ValueError(f"--model must be a model folder (e.g. from `sparring distill town`), got {model!r}")
@@ -268,21 +343,19 @@ def grpo(
         os.makedirs(run.out, exist_ok=True)
         base, start = os.path.abspath(model), 0
         progress.status(f"loading the model {base}")
-        policy, tok = _load(base)
-        if cfg.lora:
-            policy = add_lora(policy, cfg.lora)
-    if cfg.lora:  # the scorer reads the Llama model whose layers peft injected; the base is the reference
-        scorer = LineScorer(policy.base_model.model, tok)
-        ref = AdapterOff(policy, scorer) if cfg.kl > 0 else None
-    else:
-        scorer = LineScorer(policy, tok)
-        if cfg.kl > 0:
-            progress.status("loading the reference model (the base, for the KL penalty)")
-        ref = LineScorer(_load(base)[0], tok) if cfg.kl > 0 else None
-    opt = torch.optim.AdamW([p for p in policy.parameters() if p.requires_grad], lr=cfg.lr, weight_decay=0.0)
+        policies = []
+        for _ in characters:
+            policy, tok = _load(base)
+            policies.append(add_lora(policy, cfg.lora) if cfg.lora else policy)
+    ref_scorer = None
+    if cfg.kl > 0 and not cfg.lora:
+        progress.status("loading the reference model (the base, for the KL penalty)")
+        ref_scorer = LineScorer(_load(base)[0], tok)  # frozen: one copy serves every learner
+    learners = [_learner(c, policy, tok, cfg, ref_scorer) for c, policy in zip(characters, policies)]
     if resume:
-        saved = torch.load(os.path.join(run.out, "optimizer.pt"), weights_only=True, map_location="cpu")
-        opt.load_state_dict(saved["optimizer"])
+        for learner in learners:
+            saved = torch.load(run.optimizer_of(learner.character), weights_only=True, map_location="cpu")
+            learner.opt.load_state_dict(saved["optimizer"])
         torch.set_rng_state(saved["torch_rng"])
     history = run.load_history(start)
     began = time.perf_counter()
@@ -293,33 +366,52 @@ def grpo(
             break
         rng = np.random.default_rng([cfg.seed, it])
         progress.status(f"iteration {it + 1}: playing {cfg.groups} groups of {cfg.group} copies")
-        batch = learner_env(cfg.groups * cfg.group, 0, env, "any", **env_config)
-        batch.restore(None, np.repeat(sources.draw(cfg.groups, rng, cfg.goal), cfg.group))
-        played: Rollout = play_out(scorer, batch, cfg.temperature, rng, cfg.turns, cfg.batch_size)
-        rewards = played.success + cfg.shaping * played.progress
-        adv = advantages(rewards, cfg.group)
+        batch = learners_env(cfg.groups * cfg.group, 0, characters, env, "any", **env_config)
+        records = sources.draw(cfg.groups, rng, cfg.goal)
+        set_goals(records, characters, cfg.goal)
+        batch.restore(None, np.repeat(records, cfg.group))
+        scorers = [learner.scorer for learner in learners]
+        played = play_learners(scorers, batch, characters, cfg.temperature, rng, cfg.turns, cfg.batch_size)
+        rewards = played.success + cfg.shaping * played.progress  # (copies, learners)
         t0 = time.perf_counter()
-        progress.status(f"iteration {it + 1}: updating the policy on {len(played.turns)} turns")
-        stats = update(scorer, ref, opt, played.turns, adv, cfg, rng)
+        progress.status(f"iteration {it + 1}: updating the policy on {sum(map(len, played.turns))} turns")
+        per = {}
+        for j, learner in enumerate(learners):
+            adv = advantages(rewards[:, j], cfg.group)
+            stats = update(learner.scorer, learner.ref, learner.opt, played.turns[j], adv, cfg, rng)
+            per[str(learner.character)] = {
+                "reward": float(rewards[:, j].mean()),
+                "success_rate": float(played.success[:, j].mean()),
+                "kl": stats["kl"],
+                "loss": stats["loss"],
+                "clip_frac": stats["clip_frac"],
+                "parse_failure_rate": int(played.unfit[j]) / max(1, int(played.decisions[j])),
+                "turns": len(played.turns[j]),
+                "trained_turns": stats["samples"],
+            }
         spent = played.seconds + time.perf_counter() - t0
+        mean = lambda key: float(np.mean([p[key] for p in per.values()]))  # noqa: E731
+        decided = int(played.decisions.sum())
         row = {
             "iteration": it,
             "reward": float(rewards.mean()),
             "success_rate": float(played.success.mean()),
-            "kl": stats["kl"],
-            "loss": stats["loss"],
-            "clip_frac": stats["clip_frac"],
-            "parse_failure_rate": played.unfit / max(1, len(played.turns) + played.unfit),
-            "turns": len(played.turns),
-            "trained_turns": stats["samples"],
+            "kl": mean("kl"),
+            "loss": mean("loss"),
+            "clip_frac": mean("clip_frac"),
+            "parse_failure_rate": int(played.unfit.sum()) / max(1, decided),
+            "turns": sum(p["turns"] for p in per.values()),
+            "trained_turns": sum(p["trained_turns"] for p in per.values()),
             "tokens_per_s": played.tokens / max(played.seconds, 1e-9),
-            "decisions_per_s": played.decisions / max(played.seconds, 1e-9),
+            "decisions_per_s": decided / max(played.seconds, 1e-9),
             "seconds_per_group": spent / cfg.groups,
             "groups_per_min": 60 * cfg.groups / spent,
+            "learners": per,
         }
         history.append(row)
+        each = "" if len(per) == 1 else " (" + ", ".join(f"{c}: {p['success_rate']:.3f}" for c, p in per.items()) + ")"
         progress.print(
-            f"grpo {it + 1}/{cfg.iterations}: reward {row['reward']:.3f} success {row['success_rate']:.3f} "
+            f"grpo {it + 1}/{cfg.iterations}: reward {row['reward']:.3f} success {row['success_rate']:.3f}{each} "
             f"kl {row['kl']:.4f} parse-fail {row['parse_failure_rate']:.3f} {row['tokens_per_s']:.0f} tok/s "
             f"{row['seconds_per_group']:.1f} s/group"
         )
@@ -327,17 +419,6 @@ def grpo(
         figures = {key: row[key] for key in ("reward", "success_rate", "kl", "tokens_per_s")}
         progress.update(it + 1, figures, fraction=min(1.0, max((it + 1) / cfg.iterations, minutes)))
         progress.status(f"iteration {it + 1}: saving the model and metrics")
-        run.save(
-            policy,
-            tok,
-            opt,
-            {
-                "base": base,
-                "iteration": it + 1,
-                "env": env,
-                "env_config": env_config,
-                "config": dataclasses.asdict(cfg),
-            },
-            history,
-        )
+        state = {"base": base, "iteration": it + 1, "env": env, "env_config": env_config}
+        run.save(learners, tok, {**state, "config": dataclasses.asdict(cfg)}, history)
     return history

@@ -81,19 +81,19 @@ def set_goal(batch: BatchedEnv, goal: str) -> None:
         batch.restore(None, recs)
 
 
-def progress(s) -> float:
-    """How far character 0 is towards its goal now, in [0, 0.9] (1 once it is done): coins held (rich), wood and
-    coins held (house), being at the tavern and the others there with it (gathering)."""
-    if s["goal_done"][LEARNER]:
+def progress(s, agent: int = LEARNER) -> float:
+    """How far character ``agent`` is towards its goal now, in [0, 0.9] (1 once it is done): coins held (rich),
+    wood and coins held (house), being at the tavern and the others there with it (gathering)."""
+    if s["goal_done"][agent]:
         return 1.0
-    goal = int(s["goal"][LEARNER])
-    coins = float(s["coins"][LEARNER])
+    goal = int(s["goal"][agent])
+    coins = float(s["coins"][agent])
     if goal == RICH:
         return min(coins / GOAL_COINS, 1.0) * 0.9
     if goal == HOUSE:
-        return 0.45 * (min(float(s["goods"][LEARNER][WOOD]) / HOUSE_WOOD, 1.0) + min(coins / HOUSE_COINS, 1.0))
-    here = (s["row"] == s["row"][LEARNER]) & (s["col"] == s["col"][LEARNER]) & (s["alive"] == 1)
-    at_tavern = s["row"][LEARNER] == PLACE_ROW[TAVERN] and s["col"][LEARNER] == PLACE_COL[TAVERN]
+        return 0.45 * (min(float(s["goods"][agent][WOOD]) / HOUSE_WOOD, 1.0) + min(coins / HOUSE_COINS, 1.0))
+    here = (s["row"] == s["row"][agent]) & (s["col"] == s["col"][agent]) & (s["alive"] == 1)
+    at_tavern = s["row"][agent] == PLACE_ROW[TAVERN] and s["col"][agent] == PLACE_COL[TAVERN]
     return 0.3 + 0.6 * min((int(here.sum()) - 1) / GATHER_OTHERS, 1.0) if at_tavern else 0.0
 
 

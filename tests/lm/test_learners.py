@@ -1,0 +1,55 @@
+"""Several learning characters in one town: the same play as one learner's, own turns, goals and evaluation."""
+
+import numpy as np
+import pytest
+
+from sparring.lm.choice import LineScorer
+from sparring.lm.grpo import _load
+from sparring.lm.learners import evaluate_learners, intervals_overlap, learners_env, play_learners
+from sparring.lm.rollout import evaluate, learner_env, play_out
+from sparring.lm.town import make_brain, turn
+
+
+@pytest.fixture()
+def scorer(town_model):
+    model, tok = _load(town_model[0])
+    return LineScorer(model, tok)
+
+
+def test_one_learner_plays_as_play_out_does(scorer):
+    one = play_out(scorer, learner_env(3, 7, goal="gathering", days=1), 1.0, np.random.default_rng(2), turns=3)
+    batch = learners_env(3, 7, [0], goal="gathering", days=1)
+    many = play_learners([scorer], batch, [0], 1.0, np.random.default_rng(2), turns=3)
+    assert [(t.env, t.choice, t.prompt, t.logp) for t in one.turns] == [
+        (t.env, t.choice, t.prompt, t.logp) for t in many.turns[0]
+    ]
+    assert np.array_equal(one.success, many.success[:, 0]) and np.array_equal(one.progress, many.progress[:, 0])
+    assert one.tokens == many.tokens and one.decisions == many.decisions[0]
+
+
+def test_each_learner_plays_its_own_character_with_its_goal(scorer, town_model):
+    other = LineScorer(*_load(town_model[0]))
+    batch = learners_env(2, 3, [0, 2], goal="gathering", days=1)
+    assert batch.config.background == batch.num_agents - 3 and (batch.records["goal"][:, [0, 2]] == 2).all()
+    first = batch.snapshot()
+    out = play_learners([scorer, other], batch, [0, 2], 1.0, np.random.default_rng(0), turns=2)
+    assert out.success.shape == out.progress.shape == (2, 2)
+    for j, c in enumerate([0, 2]):
+        assert len(out.turns[j]) == out.decisions[j] == 4  # two towns, two ticks, its own turns
+        own = [scorer.prompt_ids(turn(first[e], batch.config, c).text) for e in range(2)]
+        assert [t.prompt for t in out.turns[j][:2]] == own  # the first tick's prompts are character c's
+    with pytest.raises(ValueError, match="learners must be distinct character indices"):
+        learners_env(1, 0, [0, 0])
+
+
+def test_evaluation_of_one_learner_matches_evaluate_and_players_evaluate_too(scorer):
+    one = evaluate(scorer, 2, 40, 1.0, "gathering", num_envs=2, days=1)
+    many = evaluate_learners([scorer], [0], 2, 40, 1.0, "gathering", num_envs=2, days=1)
+    assert len(many) == 1 and {k: many[0][k] for k in ("successes", "ci95", "unfit_turns")} == {
+        k: one[k] for k in ("successes", "ci95", "unfit_turns")
+    }
+    teacher = make_brain("scripted:planner_noisy", learners_env(1, 0, [0], days=1))
+    both = evaluate_learners([teacher, teacher], [0, 1], 4, 40, goal="gathering", num_envs=4, days=1)
+    assert [r["character"] for r in both] == [0, 1] and all(r["episodes"] == 4 for r in both)
+    assert intervals_overlap({"ci95": [0.1, 0.3]}, {"ci95": [0.2, 0.5]})
+    assert not intervals_overlap({"ci95": [0.1, 0.2]}, {"ci95": [0.3, 0.5]})
