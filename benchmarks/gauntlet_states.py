@@ -1,7 +1,7 @@
 """Realistic `gauntlet` start states: the reference player's records on arriving at every wave, saved as a state set.
 
     .venv/bin/python benchmarks/gauntlet_states.py --out states/gauntlet_reference.npz [--per-wave 200]
-        [--player expert] [--seed 0] [--runs 2*PER_WAVE] [--env.KEY VALUE ...]
+        [--player expert] [--seed 0] [--runs 2*PER_WAVE] [--uniform-supplies] [--env.KEY VALUE ...]
 
 The scripted ``--player`` (``expert``, the reference that clears about 89% of runs from
 wave 1) plays ``--runs`` runs from the env's start to their end, and each run's record
@@ -13,6 +13,10 @@ wave keeps a uniform draw of ``--per-wave`` of them
 played under and the player, seed and per-wave count in its ``extra``; any command
 that takes start states reads it (e.g. ``--train.curriculum``). It prints, per wave,
 the states kept and their mean hp, prayer, heals and restores.
+
+``--uniform-supplies`` then redraws every state's hp (30% to full), prayer, heals and restores
+uniformly (wave 1 kept as the true start): the same arrivals with supplies from empty to full, so a
+learner started there sees what supplies are worth (a curriculum pilot in docs/trainer.md).
 
 About 3 s and 2.4 MB for 200 per wave (400-byte records); the file is not in the
 repository: write it with this command.
@@ -26,12 +30,20 @@ import time
 
 import numpy as np
 
-from sparring.envs.gauntlet.env import Gauntlet
+from sparring.envs.gauntlet.env import BOUNDS, Gauntlet
 from sparring.envs.gauntlet.states import arrival_states
 from sparring.envs.gauntlet.world import WAVES
 from sparring.kit.config import make_config
 from sparring.kit.files import check_output
 from sparring.kit.state_set import load_state_set, save_state_set
+
+
+def uniform_supplies(records: np.ndarray, rng: np.random.Generator) -> None:
+    """Redraw hp (30% of the maximum to full), prayer, heals and restores of every state after wave 1, in place."""
+    late = records["wave"] > 1
+    n = int(late.sum())
+    for field, low in (("hp", int(0.3 * BOUNDS["hp"][1])), ("pp", 0), ("heals", 0), ("restores", 0)):
+        records[field][late] = rng.integers(low, BOUNDS[field][1] + 1, n)
 
 
 def main() -> None:
@@ -41,6 +53,7 @@ def main() -> None:
     parser.add_argument("--player", default="expert", help=f"a scripted player: {', '.join(Gauntlet.scripted)}")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--runs", type=int, default=None, help="runs played (default: 2 * --per-wave)")
+    parser.add_argument("--uniform-supplies", action="store_true", help="redraw hp, prayer and doses uniformly")
     args, extra = parser.parse_known_args()
     overrides = {k[len("--env.") :]: v for k, v in zip(extra[::2], extra[1::2]) if k.startswith("--env.")}
     if len(overrides) * 2 != len(extra):
@@ -58,6 +71,8 @@ def main() -> None:
     start = time.perf_counter()
     records = arrival_states(args.per_wave, args.player, args.seed, runs, **config)
     seconds = time.perf_counter() - start
+    if args.uniform_supplies:
+        uniform_supplies(records, np.random.default_rng([args.seed, 1]))
     waves = records["wave"].astype(np.int64)
     save_state_set(
         out,
@@ -72,6 +87,7 @@ def main() -> None:
             "seed": args.seed,
             "runs": runs,
             "arrivals": "the record on the tick the run reached the wave",
+            "supplies": "uniform" if args.uniform_supplies else "as played",
         },
     )
     saved = load_state_set(out, Gauntlet)  # read back: what a consumer will get
