@@ -4,7 +4,8 @@
         [--player expert] [--seed 0] [--runs 2*PER_WAVE] [--uniform-supplies] [--env.KEY VALUE ...]
 
 The scripted ``--player`` (``expert``, the reference that clears about 89% of runs from
-wave 1) plays ``--runs`` runs from the env's start to their end, and each run's record
+wave 1; or ``checkpoint:RUN``, a trained policy sampling its actions) plays ``--runs`` runs
+from the env's start to their end, and each run's record
 is kept on the tick it reaches each wave (its hp, prayer, doses, pillars and metrics so
 far; the wave's monsters spawn ``WAVE_GAP`` ticks later; wave 1 is a fresh start); each
 wave keeps a uniform draw of ``--per-wave`` of them
@@ -38,6 +39,23 @@ from sparring.kit.files import check_output
 from sparring.kit.state_set import load_state_set, save_state_set
 
 
+def player_actions(player: str, seed: int):
+    """``player`` as arrival_states takes it: a scripted name as is; ``checkpoint:RUN`` a function that samples the
+    trained policy's actions for every row (seeded with ``seed``), as training plays."""
+    if not player.startswith("checkpoint:"):
+        return player
+    from sparring.players.make import make_player
+
+    made = {}
+
+    def act(env, acts: np.ndarray) -> None:
+        if "player" not in made:
+            made["player"] = make_player(player, env, seed)
+        acts[:] = made["player"].act(env, np.arange(env.rows))
+
+    return act
+
+
 def uniform_supplies(records: np.ndarray, rng: np.random.Generator) -> None:
     """Redraw hp (30% of the maximum to full), prayer, heals and restores of every state after wave 1, in place."""
     late = records["wave"] > 1
@@ -50,7 +68,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="the state set to write (.npz)")
     parser.add_argument("--per-wave", type=int, default=200, help="states kept per wave (default 200)")
-    parser.add_argument("--player", default="expert", help=f"a scripted player: {', '.join(Gauntlet.scripted)}")
+    names = ", ".join(Gauntlet.scripted)
+    parser.add_argument("--player", default="expert", help=f"a scripted player ({names}) or checkpoint:RUN")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--runs", type=int, default=None, help="runs played (default: 2 * --per-wave)")
     parser.add_argument("--uniform-supplies", action="store_true", help="redraw hp, prayer and doses uniformly")
@@ -58,8 +77,8 @@ def main() -> None:
     overrides = {k[len("--env.") :]: v for k, v in zip(extra[::2], extra[1::2]) if k.startswith("--env.")}
     if len(overrides) * 2 != len(extra):
         parser.error(f"unexpected arguments {extra}; env overrides look like --env.KEY VALUE")
-    if args.player not in Gauntlet.scripted:
-        parser.error(f"--player {args.player!r}: expected one of {', '.join(Gauntlet.scripted)}")
+    if args.player not in Gauntlet.scripted and not args.player.startswith("checkpoint:"):
+        parser.error(f"--player {args.player!r}: expected one of {', '.join(Gauntlet.scripted)} or checkpoint:RUN")
     runs = 2 * args.per_wave if args.runs is None else args.runs
     if args.per_wave < 1 or runs < 1:
         parser.error("--per-wave and --runs must be at least 1")
@@ -69,7 +88,7 @@ def main() -> None:
     except ValueError as exc:
         parser.error(str(exc))
     start = time.perf_counter()
-    records = arrival_states(args.per_wave, args.player, args.seed, runs, **config)
+    records = arrival_states(args.per_wave, player_actions(args.player, args.seed), args.seed, runs, **config)
     seconds = time.perf_counter() - start
     if args.uniform_supplies:
         uniform_supplies(records, np.random.default_rng([args.seed, 1]))

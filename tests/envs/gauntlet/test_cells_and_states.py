@@ -63,6 +63,13 @@ def test_arrival_states_hold_every_wave_on_the_tick_it_begins():
     assert (later["gap"] == W.WAVE_GAP).all() and not (later["m_state"] == W.ALIVE).any()
 
 
+def test_arrival_states_take_a_player_function_as_a_scripted_name():
+    def expert(env, acts):
+        env.scripted_actions("expert", out=acts)
+
+    assert arrival_states(1, expert, seed=2, runs=3).tobytes() == arrival_states(1, "expert", seed=2, runs=3).tobytes()
+
+
 def test_gauntlet_states_writes_a_state_set_grouped_by_wave(tmp_path, monkeypatch, capsys):
     path = tmp_path / "arrivals.npz"
     monkeypatch.setattr(sys, "argv", ["gauntlet_states.py", "--out", str(path), "--per-wave", "2", "--runs", "4"])

@@ -61,10 +61,11 @@ def scripted_states(
     return np.concatenate(kept)[:n] if kept else np.zeros(0, Gauntlet.record_dtype)
 
 
-def arrival_states(
-    per_wave: int, policy: str = "expert", seed: int = 0, runs: int | None = None, **config
-) -> np.ndarray:
-    """Up to ``per_wave`` records of scripted runs at every wave, each on the tick its run reached that wave.
+def arrival_states(per_wave: int, policy="expert", seed: int = 0, runs: int | None = None, **config) -> np.ndarray:
+    """Up to ``per_wave`` records of a player's runs at every wave, each on the tick its run reached that wave.
+
+    ``policy``: a scripted player's name, or a function ``policy(env, acts)`` that fills ``acts`` for every row
+    of the batch ``env`` (e.g. a trained network's, which this module cannot load itself).
 
     ``runs`` runs (``2 * per_wave`` by default) play from ``config``'s start (wave 1 by default) to their end,
     and every run's record is kept on arriving at each wave (its fresh start counts as arriving at its first
@@ -85,7 +86,10 @@ def arrival_states(
     open_ = np.ones(runs, np.bool_)
     while open_.any():
         before = env.records["wave"].copy()
-        env.scripted_actions(policy, out=acts)
+        if callable(policy):
+            policy(env, acts)
+        else:
+            env.scripted_actions(policy, out=acts)
         env.step(acts)
         arrived = open_ & ~env.done & (env.records["wave"] > before)
         if arrived.any():
