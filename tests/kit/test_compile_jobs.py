@@ -3,12 +3,15 @@ same bytes, starts nothing on a warm cache, and compiles the step itself when th
 
 import os
 import pathlib
+import signal
 import subprocess
 import sys
+import threading
+import time
 
 import numpy as np
 
-from sparring.kit import compile_jobs
+from sparring.kit import compile_jobs, helper, kernel
 from sparring.kit.codegen import compile_batch
 from tests.kit import toys
 
@@ -17,13 +20,17 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 PROBE = """
 import hashlib, subprocess, sys
 import numpy as np
+from sparring.kit import compile_jobs
 from sparring.kit.batch import BatchedEnv, compiled
 from sparring.kit.compile_jobs import StepJob, await_job, step_in_background
 from tests.kit import toys
 
+compile_jobs.MIN_STEP_FUNCTIONS = 0  # the toy's step calls no compiled function, so it would get no job
+
 module = compiled(toys.Walk, np.float32)
 if sys.argv[1] == "job":  # compiled() started the job when the switch allows one
-    started = step_in_background(module, toys.Walk, np.float32) is not None
+    job = step_in_background(module, toys.Walk, np.float32)
+    started = job is not None and type(job.process).__name__  # Forked here (one Python thread), else Popen
 else:  # a job whose process fails before compiling anything
     await_job(module.batch_step, StepJob(subprocess.Popen([sys.executable, "-c", "raise SystemExit(1)"])))
     started = True
@@ -33,33 +40,34 @@ for _ in range(30):
     env.step(rng.integers(0, 3, size=(env.rows, 1)).astype(np.int32))
 stats = module.batch_step.stats
 digest = hashlib.sha256(env.records.tobytes() + env.obs.tobytes() + env.rewards.tobytes()).hexdigest()
-print(started, sum(stats.cache_misses.values()), sum(stats.cache_hits.values()), digest)
+print(started or False, sum(stats.cache_misses.values()), sum(stats.cache_hits.values()), digest)
 """
 
 
-def probe(cache: pathlib.Path, how: str = "job", jobs: str = "1") -> tuple[bool, int, int, str]:
-    """(a job started, step compiles here, step cache loads, digest of the batch after 30 steps), fresh process."""
+def probe(cache: pathlib.Path, how: str = "job", jobs: str = "1") -> tuple[str, int, int, str]:
+    """(the job's process kind, or "False" when none started; step compiles here, step cache loads, digest of the
+    batch after 30 steps), in a fresh process."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT), compile_jobs.SWITCH: jobs}
     out = subprocess.run([sys.executable, "-c", PROBE, how], env=env, capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr[-2000:]
     started, misses, hits, digest = out.stdout.split()
-    return started == "True", int(misses), int(hits), digest
+    return started, int(misses), int(hits), digest
 
 
 def test_a_cold_step_loads_what_the_other_process_compiled_and_a_warm_one_starts_nothing(tmp_path):
     alone = probe(tmp_path / "alone", jobs="0")
-    assert alone[:3] == (False, 1, 0)  # switched off: this process compiled the step
+    assert alone[:3] == ("False", 1, 0)  # switched off: this process compiled the step
     cold = probe(tmp_path / "cache")
-    assert cold[:3] == (True, 0, 1)  # started, and the step came from the cache the other process filled
+    assert cold[:3] == ("Forked", 0, 1)  # a forked child, and the step came from the cache it filled
     assert cold[3] == alone[3]
     warm = probe(tmp_path / "cache")
-    assert warm == (False, 0, 1, alone[3])
+    assert warm == ("False", 0, 1, alone[3])
 
 
 def test_a_failed_job_leaves_the_step_to_this_process(tmp_path):
     # switched off, so that BatchedEnv starts no job of its own: the probe's failing one is the only one
     started, misses, hits, digest = probe(tmp_path / "cache", how="failing job", jobs="0")
-    assert (started, misses, hits) == (True, 1, 0)
+    assert (started, misses, hits) == ("True", 1, 0)
     assert digest == probe(tmp_path / "alone", jobs="0")[3]
 
 
@@ -104,3 +112,63 @@ def test_a_spare_core_is_two_cpus_and_a_load_below_them_less_a_half(monkeypatch)
     monkeypatch.setattr(compile_jobs, "usable_cpus", lambda: 1)
     monkeypatch.setattr(compile_jobs.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     assert not compile_jobs.spare_core()
+
+
+@helper
+def _deep(s):
+    s.pos += 1
+
+
+@kernel
+def _middle(s):
+    _deep(s)
+
+
+@kernel
+def _reaching_step(s, cfg, act, rew, term, trunc):
+    _middle(s)
+    if act[0, 0] == 0:
+        toys.walk_reset(s, cfg)  # through a module: walk_reset, and rand_int it calls, count too
+
+
+def test_step_functions_counts_the_compiled_functions_the_step_reaches_without_compiling():
+    class Reaching:
+        step = _reaching_step
+
+    assert compile_jobs.step_functions(toys.Walk) == 0
+    assert compile_jobs.step_functions(Reaching) == 5  # _middle, _deep, toys.walk_reset, rand_int, rand_u64
+    assert not _deep.overloads and not _reaching_step.overloads
+
+
+def test_a_step_that_reaches_few_compiled_functions_gets_no_job(monkeypatch):
+    # the second process's start and imports cost more than such a step's own compile
+    monkeypatch.setenv(compile_jobs.SWITCH, "1")
+    monkeypatch.setattr(compile_jobs, "is_cached", lambda dispatcher, sig: False)
+    module = compile_batch(toys.Walk)
+    assert compile_jobs.step_in_background(module, toys.Walk, np.float32) is None
+    assert module.step_job is None and not isinstance(module.batch_step._cache, compile_jobs._AwaitJob)
+
+
+def test_a_forked_child_reports_its_exit_code_and_is_killed_when_it_outlives_the_wait():
+    pid = os.fork()
+    if pid == 0:
+        os._exit(3)
+    assert compile_jobs.Forked(pid).wait() == 3
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(60)
+        os._exit(0)
+    job = compile_jobs.StepJob(compile_jobs.Forked(pid))
+    assert job.wait(timeout=0.2) is False
+    assert job.process.returncode == -signal.SIGKILL
+
+
+def test_no_fork_beside_a_second_python_thread():
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert compile_jobs.fork_compile(compile_batch(toys.Walk).batch_step, ()) is None
+    finally:
+        release.set()
+        other.join()

@@ -5,40 +5,53 @@ From an empty cache, the first step waits for two compiles, one after the other:
 ``batch_step`` (the step kernel with its helpers, reset and observe inlined again; the first
 step needs it). Each compiled function is a unit of its own in Numba's on-disk cache, so
 :func:`step_in_background` starts a process that compiles ``batch_step`` into the cache while
-this one goes on. That process types the step kernel first (the generated step calls it before
-reset and observe), so it compiles the step's own helpers while this process compiles the
-reset's, and it loads the reset's helpers from the cache once this process has saved them. When
-this process needs ``batch_step``, its first cache lookup waits for that process to end and loads
-what it saved; if nothing was saved (the process failed, or it was killed after
+this one goes on: a child forked from this one (:func:`fork_compile`: it has the imports
+already), or, where this process cannot fork safely (a second Python thread, or no ``os.fork``),
+a new interpreter that imports the env's class by module and name (``python -m
+sparring.kit.compile_jobs``). That process types the step kernel first (the generated step calls
+it before reset and observe), so it compiles the step's own helpers while this process compiles
+the reset's, and it loads the reset's helpers from the cache once this process has saved them.
+When this process needs ``batch_step``, its first cache lookup waits for that process to end and
+loads what it saved; if nothing was saved (the process failed, or it was killed after
 :data:`WAIT_SECONDS`), this process compiles the step itself. Either way the compiled code is the
 same, so results are the same bytes.
 
 Nothing starts when the cache already holds the step (a warm start is unchanged), when Numba does
-not cache the step or its cache folder is not writable, when the env's class cannot be imported
-by its module and name in another process (a class defined in ``__main__`` or in a function),
-or when ``SPARRING_COMPILE_JOBS=0``. By default (the variable unset) it also needs a core to spare:
-two usable CPUs or more and a load average (last minute) below the CPUs less a half. On the 2-core
-build machine under a load of 7 the second process made the cold first step 1-12% slower (it
-competes for the same cores, and starting it costs an import); ``SPARRING_COMPILE_JOBS=1`` starts it
-whatever the load. Two processes
-that save different entries of one function's cache index at the same moment may keep only one
-of them (Numba's cache has that race for any two processes); the lost entry compiles again later.
+not cache the step or its cache folder is not writable, when the step reaches fewer than
+:data:`MIN_STEP_FUNCTIONS` compiled functions (kernels and helpers, :func:`step_functions`: the
+second process costs more than such a step's own compile; squared, whose step calls none, took
+5.5 s to its first step with a new interpreter as the second process against 3.5 s without),
+when the env's class cannot be imported by its module and name and this process cannot fork (a
+class defined in ``__main__`` or in a function), or when ``SPARRING_COMPILE_JOBS=0``. By default
+(the variable unset) it also needs a core to spare: two usable CPUs or more and a load average
+(last minute) below the CPUs less a half. On the 2-core build machine under a load of 7 the
+second process made the cold first step 1-12% slower (it competes for the same cores);
+``SPARRING_COMPILE_JOBS=1`` starts it whatever the load. Two processes that save different
+entries of one function's cache index at the same moment may keep only one of them (Numba's cache
+has that race for any two processes); the lost entry compiles again later.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import signal
 import subprocess
 import sys
+import threading
+import time
+import types
+import warnings
 
 import numpy as np
 from numba import typeof
 from numba.core import caching
+from numba.core.dispatcher import Dispatcher
 
 from sparring.kit.codegen import HEADER, compile_batch
 
 WAIT_SECONDS = 600.0  # the longest wait for the step's process before compiling the step here
+MIN_STEP_FUNCTIONS = 8  # compiled functions the step must reach for a second process to pay (gauntlet's reaches 35)
 SWITCH = "SPARRING_COMPILE_JOBS"  # "0": never start a compile process; "1": whatever the load; unset: a core to spare
 
 
@@ -48,6 +61,34 @@ def step_signature(env_cls: type) -> tuple:
     header = np.zeros(len(HEADER), np.int64)
     actions = np.zeros((int(env_cls.num_agents), len(env_cls.actions.sizes)), np.int32)
     return typeof(header), typeof(actions)
+
+
+def _codes(code: types.CodeType):
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _codes(const)
+
+
+def step_functions(env_cls: type) -> int:
+    """How many compiled functions (kernels and helpers) ``env_cls.step`` reaches: the Numba dispatchers named by
+    its code and theirs, looked up in their modules' globals (``helper(s)`` or ``module.helper(s)``). A measure of
+    the step's compile work beyond the kit's template, found without compiling anything."""
+    seen, todo = set(), [env_cls.step]
+    while todo:
+        fn = todo.pop().py_func
+        found = fn.__globals__
+        for code in _codes(fn.__code__):
+            for name in code.co_names:
+                value = found.get(name)
+                candidates = (
+                    [getattr(value, n, None) for n in code.co_names] if isinstance(value, types.ModuleType) else [value]
+                )
+                for candidate in candidates:
+                    if isinstance(candidate, Dispatcher) and id(candidate) not in seen:
+                        seen.add(id(candidate))
+                        todo.append(candidate)
+    return len(seen)
 
 
 def usable_cpus() -> int:
@@ -78,6 +119,57 @@ def importable_name(env_cls: type) -> tuple[str, str] | None:
     if module == "__main__" or "<locals>" in name or getattr(loaded, "__spec__", None) is None:
         return None
     return module, name
+
+
+class Forked:
+    """A child made by :func:`os.fork`, with the part of :class:`subprocess.Popen` that :class:`StepJob` uses."""
+
+    def __init__(self, pid: int):
+        self.pid, self.returncode = pid, None
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Its exit code once it has ended; :class:`subprocess.TimeoutExpired` after ``timeout`` seconds."""
+        end = None if timeout is None else time.monotonic() + timeout
+        while self.returncode is None:
+            pid, status = os.waitpid(self.pid, 0 if end is None else os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+            elif time.monotonic() >= end:
+                raise subprocess.TimeoutExpired(f"compile job {self.pid}", timeout)
+            else:
+                time.sleep(0.01)
+        return self.returncode
+
+    def kill(self) -> None:
+        """End it now."""
+        if self.returncode is None:
+            os.kill(self.pid, signal.SIGKILL)
+
+
+def fork_compile(dispatcher, sig: tuple) -> Forked | None:
+    """Compile ``dispatcher`` for ``sig`` into Numba's cache in a forked child, or None where this process cannot
+    fork safely (no ``os.fork``, or a second Python thread). The child has this process's imports and Numba's state
+    already, so it starts compiling at once, where a new interpreter first spends about a second importing.
+
+    Safe with one Python thread: the child runs only this thread, and it only compiles. Native threads that idle
+    in a pool (OpenBLAS starts one when NumPy is imported) are not copied and the child never calls into them,
+    so Python's warning about forking a process with threads (3.12+) is silenced here."""
+    if not hasattr(os, "fork") or threading.active_count() > 1:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:  # the child: compile, then leave without running the parent's exit handlers
+        code = 1
+        try:
+            quiet = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(quiet, fd)
+            dispatcher.compile(sig)
+            code = 0
+        finally:
+            os._exit(code)
+    return Forked(pid)
 
 
 class StepJob:
@@ -129,21 +221,25 @@ def step_in_background(module, env_cls: type, obs_dtype) -> StepJob | None:
     if (
         os.environ.get(SWITCH) == "0"
         or (os.environ.get(SWITCH) != "1" and not spare_core())
-        or name is None
+        or step_functions(env_cls) < MIN_STEP_FUNCTIONS
         or isinstance(cache, caching.NullCache)
         or not os.access(cache._cache_path, os.W_OK)
         or is_cached(dispatcher, step_signature(env_cls))
     ):
         return None
-    paths = os.pathsep.join(p for p in sys.path if p)
-    argv = [sys.executable, "-m", __name__, *name, np.dtype(obs_dtype).str]
-    process = subprocess.Popen(
-        argv,
-        env={**os.environ, SWITCH: "0", "PYTHONPATH": paths},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    process = fork_compile(dispatcher, step_signature(env_cls))
+    if process is None:
+        if name is None:
+            return None
+        paths = os.pathsep.join(p for p in sys.path if p)
+        argv = [sys.executable, "-m", __name__, *name, np.dtype(obs_dtype).str]
+        process = subprocess.Popen(
+            argv,
+            env={**os.environ, SWITCH: "0", "PYTHONPATH": paths},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
     module.step_job = StepJob(process)
     await_job(dispatcher, module.step_job)
     return module.step_job
