@@ -9,7 +9,9 @@ refreshes the observations and runs every scripted policy once ("all": what `spa
 compiles). Cold runs start from an empty NUMBA_CACHE_DIR; warm runs reuse the cache their cold run
 filled. Times are seconds from the probe's first line (its imports included) to the end of each
 stage; CPU seconds of the probe are printed beside wall seconds, since on a loaded machine they move
-less (a step compiled in a second process is not in them).
+less (a step compiled in a second process is not in them: "cold job cpu" is that process's CPU
+seconds, 0 where none ran). On a loaded machine the two processes also wait for cores, so the
+probe's CPU seconds plus the job's, against one process's, show what the second process costs.
 
 "before" is the source of git revision REV (default: the last commit before issue 24's speed work),
 exported with `git archive` to a temporary folder and put first on PYTHONPATH; "after" is this
@@ -42,7 +44,7 @@ BEFORE = "a9ded0b0e89195bb8723771cea58316d8c73e8b0"  # the last commit before is
 STAGES = ("first_step", "all")
 
 _PROBE = """
-import json, sys, time
+import json, resource, sys, time
 wall, cpu = time.perf_counter(), time.process_time()
 import numpy as np
 import sparring
@@ -55,6 +57,8 @@ marks["import"] = (time.perf_counter() - wall, time.process_time() - cpu)
 env = sparring.kit.BatchedEnv(cls, num_envs=int(sys.argv[2]))
 env.step(np.zeros((env.rows, len(env.heads.sizes)), np.int32))
 mark("first_step")
+children = resource.getrusage(resource.RUSAGE_CHILDREN)
+marks["job_cpu"] = children.ru_utime + children.ru_stime  # the step's process, when one ran
 env.restore(None, env.snapshot())
 for name in cls.scripted:
     env.scripted_actions(name)
@@ -120,11 +124,14 @@ def table(runs: dict, sides: list[str], envs: list[str]) -> str:
     """The compile table: per env and side, cold and warm wall (cpu) seconds per stage, and after/before."""
     cols = [(kind, stage) for kind in ("cold", "warm") for stage in STAGES]
     head = "".join(f"{kind + ' ' + stage.replace('_', ' '):>20}" for kind, stage in cols)
-    lines = [f"{'env':<10}{'side':<8}{head}   (wall s, cpu s in brackets)"]
+    lines = [f"{'env':<10}{'side':<8}{head}{'cold job cpu':>14}   (wall s, cpu s in brackets)"]
     for env in envs:
         cells = {side: [median(runs[env, side][kind], stage) for kind, stage in cols] for side in sides}
         for side in sides:
-            lines.append(f"{env:<10}{side:<8}" + "".join(f"{f'{w:.2f} ({c:.2f})':>20}" for w, c in cells[side]))
+            job = statistics.median(m["job_cpu"] for m in runs[env, side]["cold"])
+            lines.append(
+                f"{env:<10}{side:<8}" + "".join(f"{f'{w:.2f} ({c:.2f})':>20}" for w, c in cells[side]) + f"{job:>14.2f}"
+            )
         for side in sides[1:]:
             ratio = [a[0] / b[0] for a, b in zip(cells[side], cells[sides[0]])]
             label = f"{side}/{sides[0]}" if len(sides) > 2 else "ratio"
