@@ -34,6 +34,17 @@ def test_plan_labels_are_the_noisy_teachers_action_before_its_noise():
         collect_turns("scripted:planner_noisy", 1, seed=4, days=1, labels="soft")
 
 
+def test_dagger_states_are_the_players_and_the_labels_the_teachers():
+    from sparring.players.simple import RandomPlayer
+
+    taught = collect_turns("scripted:planner_noisy:0", 1, seed=4, days=1, actor=RandomPlayer(1))
+    planned = collect_turns("scripted:planner_noisy:1.0", 1, seed=4, days=1, labels="plan", actor=RandomPlayer(1))
+    assert [s.turn for s in taught] == [s.turn for s in planned]  # the random player's states either way
+    assert [s.choice for s in taught] == [s.choice for s in planned]  # a noiseless teacher's action is its plan
+    own = collect_turns("scripted:planner_noisy:0", 1, seed=4, days=1)
+    assert [s.turn for s in own][1:] != [s.turn for s in taught][1:]
+
+
 def test_choice_loss_falls_when_trained_on_the_teachers_lines():
     samples = collect_turns("scripted:planner", 1, seed=4, days=1)[:6]
     tok = train_tokenizer([line for s in samples for line in s.turn.text.split("\n")], 400)
@@ -59,11 +70,36 @@ def test_distilled_folder_holds_model_tokenizer_and_report(town_model):
     assert not [p for p in os.listdir(os.path.dirname(out)) if ".partial" in p]
 
 
+def test_a_dagger_round_adds_the_students_turns(tmp_path):
+    cfg = DistillConfig(
+        episodes=2,
+        held_out=0.5,
+        steps=1,
+        batch_size=2,
+        vocab=400,
+        hidden=32,
+        layers=1,
+        heads=2,
+        intermediate=64,
+        context=2048,
+        threads=1,
+        labels="plan",
+        teacher="scripted:planner_noisy",
+        dagger=1,
+        dagger_episodes=1,
+        dagger_steps=1,
+    )
+    report = distill(str(tmp_path / "dagger"), cfg, days=1)
+    assert report["dagger_turns"] > 0 and report["labels"] == "plan"
+
+
 def test_distill_refuses_bad_input(town_model, tmp_path):
     with pytest.raises(FileExistsError, match="exists"):
         distill(town_model[0], DistillConfig())
     with pytest.raises(ValueError, match="episodes >= 2"):
         distill(str(tmp_path / "new"), DistillConfig(episodes=1))
+    with pytest.raises(ValueError, match="dagger >= 0"):
+        distill(str(tmp_path / "new"), DistillConfig(dagger=-1))
 
 
 def test_learning_rate_warms_up_then_decays():

@@ -14,6 +14,10 @@ turn is labelled with the teacher's plan, its action before the noise (the
 DART recipe: noise in the expert's rollouts, clean labels). A student copying
 the teacher's sampled actions learns to copy the noise too, and its own errors
 add to it; one copying the plan does not.
+
+With ``dagger`` rounds the student then plays itself and the teacher labels
+the states the student reaches (DAgger): behaviour cloning alone only sees the
+teacher's states, so the student's own mistakes lead it where it never learnt.
 """
 
 from __future__ import annotations
@@ -63,9 +67,16 @@ class DistillConfig:
     labels: str = "teacher"
     """What each turn is labelled with: teacher (the action it took) or plan (a planner_noisy teacher's action
     before its noise)."""
+    dagger: int = 0
+    """DAgger rounds after the first training: the student plays ``dagger_episodes`` episodes (sampling at
+    temperature 1, as GRPO and the evaluation play), the teacher labels the states it reached, those turns join
+    the training turns, and training goes on for ``dagger_steps`` more steps."""
+    dagger_episodes: int = 32
+    dagger_steps: int = 200
 
 
 LABELS = ("teacher", "plan")
+DAGGER_SEED = 7_919  # DAgger round r plays towns seeded cfg.seed + DAGGER_SEED * (r + 1): not the teacher's
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,11 +97,13 @@ def collect_turns(
     num_envs: int = 16,
     progress=None,
     labels: str = "teacher",
+    actor=None,
     **config,
 ) -> list[Sample]:
-    """The teacher's turns as character 0 in ``episodes`` episodes (the rest of the town is the planner), each
-    labelled with the action taken (``labels="teacher"``) or a noisy planner's plan (``"plan"``);
-    ``progress`` (a :class:`~sparring.kit.progress.Progress`) counts the episodes and the turns."""
+    """Character 0's turns in ``episodes`` episodes (the rest of the town is the planner), played by the teacher
+    or by ``actor`` (a player: DAgger's student), each labelled with the teacher's action (``labels="teacher"``)
+    or a noisy planner's plan (``"plan"``); ``progress`` (a :class:`~sparring.kit.progress.Progress`) counts the
+    episodes and the turns."""
     progress = progress or silent()
     batch = learner_env(min(num_envs, episodes), seed, env, goal, **config)
     brain = make_brain(teacher, batch, seed)
@@ -110,9 +123,12 @@ def collect_turns(
             actions = np.zeros((batch.rows, 1), np.int32)
             if envs:
                 rows = np.array([e * batch.num_agents + LEARNER for e in envs], np.int64)
-                chosen = brain.act(batch, rows)
+                chosen = (actor or brain).act(batch, rows)
+                if plan is not None:
+                    label = plan.act(batch, rows)
+                else:  # the teacher's own action; asked on the student's states when the student plays
+                    label = chosen if actor is None else brain.act(batch, rows)
                 actions[rows] = chosen
-                label = plan.act(batch, rows) if plan is not None else chosen
                 for e, a in zip(envs, label[:, 0]):
                     t = turn(batch.records[e], batch.config, LEARNER)
                     samples.append(Sample(t, t.actions.index(int(a)), done + e))
@@ -171,6 +187,54 @@ def lr_at(step: int, steps: int, peak: float) -> float:
     return peak * (0.1 + 0.45 * (1 + np.cos(np.pi * frac)))
 
 
+def fits(scorer, sample: Sample) -> bool:
+    """Whether the sample's prompt and longest line fit the scorer's context."""
+    return scorer.fits(scorer.prompt_ids(sample.turn.text), [scorer.line_ids(x) for x in sample.turn.lines])
+
+
+def fit(scorer, opt, train: list[Sample], steps: int, cfg: DistillConfig, rng: np.random.Generator, progress) -> None:
+    """``steps`` optimiser steps of :func:`choice_loss` on batches drawn from ``train`` (warm-up, cosine decay)."""
+    import torch
+
+    progress.start(steps, unit="step")
+    scorer.model.train()
+    for step in range(steps):
+        for group in opt.param_groups:
+            group["lr"] = lr_at(step, steps, cfg.lr)
+        loss = choice_loss(scorer, [train[i] for i in rng.integers(0, len(train), cfg.batch_size)])
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(scorer.model.parameters(), 1.0)
+        opt.step()
+        progress.update(step + 1, {"loss": loss.item()})
+    scorer.model.eval()
+
+
+def student_turns(scorer, cfg: DistillConfig, round_: int, env: str = "town", progress=None, **env_config):
+    """DAgger round ``round_``: the student (``scorer``'s model, sampling at temperature 1) plays
+    ``cfg.dagger_episodes`` episodes as character 0 in towns of their own seed; the teacher labels its states."""
+    import tempfile
+
+    from sparring.lm.model import save_model_folder
+    from sparring.lm.town import ChoiceBrain
+
+    with tempfile.TemporaryDirectory() as tmp:  # the student as a player: a copy of it, saved and loaded
+        folder = save_model_folder(scorer.model, scorer.tokenizer, os.path.join(tmp, "student"))
+        student = ChoiceBrain(folder, temperature=1.0, seed=cfg.seed + round_)
+        seed = cfg.seed + DAGGER_SEED * (round_ + 1)
+        return collect_turns(
+            cfg.teacher,
+            cfg.dagger_episodes,
+            seed,
+            env,
+            cfg.goal,
+            progress=progress,
+            labels=cfg.labels,
+            actor=student,
+            **env_config,
+        )
+
+
 def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", progress=None, **env_config) -> dict:
     """Record the teacher, build and fine-tune the model, save it to ``out``; returns the report it also saves.
 
@@ -189,6 +253,11 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
             f"distill needs episodes >= 2, steps >= 1, batch_size >= 1 and 0 < held_out < 1; got "
             f"{cfg.episodes}, {cfg.steps}, {cfg.batch_size}, {cfg.held_out}"
         )
+    if cfg.dagger < 0 or (cfg.dagger and (cfg.dagger_episodes < 1 or cfg.dagger_steps < 1)):
+        raise ValueError(
+            f"distill needs dagger >= 0, and with DAgger rounds dagger_episodes >= 1 and dagger_steps >= 1; got "
+            f"{cfg.dagger}, {cfg.dagger_episodes}, {cfg.dagger_steps}"
+        )
     if os.path.exists(out):
         raise FileExistsError(f"{out} exists; choose a new folder for the distilled model")
     if cfg.threads:
@@ -206,24 +275,18 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
     size = ModelSize(cfg.hidden, cfg.layers, cfg.heads, cfg.intermediate, cfg.context)
     model = build_model(tokenizer, size, cfg.seed)
     scorer = LineScorer(model, tokenizer)
-    train = [
-        s for s in train if scorer.fits(scorer.prompt_ids(s.turn.text), [scorer.line_ids(x) for x in s.turn.lines])
-    ]
+    train = [s for s in train if fits(scorer, s)]
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=0.01)
     rng = np.random.default_rng(cfg.seed)
     progress.status("fine-tuning")
-    progress.start(cfg.steps, unit="step")
-    model.train()
-    for step in range(cfg.steps):
-        for group in opt.param_groups:
-            group["lr"] = lr_at(step, cfg.steps, cfg.lr)
-        loss = choice_loss(scorer, [train[i] for i in rng.integers(0, len(train), cfg.batch_size)])
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        progress.update(step + 1, {"loss": loss.item()})
-    model.eval()
+    fit(scorer, opt, train, cfg.steps, cfg, rng, progress)
+    dagger_turns = 0
+    for r in range(cfg.dagger):
+        progress.status(f"DAgger round {r + 1}: the student plays, the teacher labels its states")
+        more = [s for s in student_turns(scorer, cfg, r, env, progress, **env_config) if fits(scorer, s)]
+        train, dagger_turns = train + more, dagger_turns + len(more)
+        progress.status(f"DAgger round {r + 1}: fine-tuning on {len(train)} turns")
+        fit(scorer, opt, train, cfg.dagger_steps, cfg, rng, progress)
     progress.status("measuring held-out and train accuracy")
     report = {
         "teacher": cfg.teacher,
@@ -232,6 +295,7 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
         "env_config": env_config,
         "episodes": cfg.episodes,
         "train_turns": len(train),
+        "dagger_turns": dagger_turns,
         "held_out_turns": len(test),
         "held_out_accuracy": accuracy(scorer, test),
         "train_accuracy": accuracy(scorer, train[: len(test)]),
