@@ -147,7 +147,7 @@ def test_ended_envs_restart_from_the_drawn_states_with_zero_memory(tmp_path):
     restored = np.flatnonzero(curriculum.origin >= 0)
     assert restored.size == len(states) > 0 and (curriculum.origin[np.setdiff1d(np.arange(16), restored)] == TRUE).all()
     after = env.snapshot(restored)
-    expected = curriculum.starts.records[states].copy()
+    expected = states.copy()  # the drawn records, their return so far zeroed
     expected["rng"] = after["rng"]  # each env keeps its own generator, moved on by its own episodes
     assert after.tobytes() == expected.tobytes()
     assert not (after["rng"] == before["rng"][restored]).all()
@@ -155,7 +155,7 @@ def test_ended_envs_restart_from_the_drawn_states_with_zero_memory(tmp_path):
     assert not rollout.just_done[restored].any()  # they carry on at the next rollout ...
     for part in rollout.state:
         assert not part[restored].any()  # ... from zero memory, as a fresh episode does
-    assert (env.obs[restored, 0] == curriculum.starts.records["level"][states]).all()
+    assert (env.obs[restored, 0] == states["level"]).all()
 
 
 def test_a_set_saved_with_the_envs_key_keeps_its_groups_and_another_key_is_recomputed(tmp_path):

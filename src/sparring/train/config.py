@@ -138,8 +138,9 @@ class TrainConfig:
         "more often from groups (the env's start_groups: gauntlet's wave, serpent's phase) "
         "where recent success is neither near 0 nor near 1; comma-separated KIND:PATH entries, "
         "KIND states (a state set .npz), archive (a folder of `sparring explore` or of an "
-        "--archive checkpoint) or recording (a .parquet), e.g. 'states:waves.npz,"
-        "recording:runs/x.parquet' (empty: none; see sparring.train.curriculum).",
+        "--archive checkpoint) or recording (a .parquet), and own:N (no file: the learner's own "
+        "records on arriving in each group, the newest N kept per group), e.g. 'states:waves.npz,"
+        "recording:runs/x.parquet' or 'own:256' (empty: none; see sparring.train.curriculum).",
     )
     curriculum_true: float = knob(
         0.2,

@@ -44,11 +44,13 @@ import numpy as np
 from sparring.explore.restarts import rows_per_env
 from sparring.kit.atomic import atomic_file
 from sparring.kit.files import DamagedFile, arrays_checksum, check_keys, reading
+from sparring.kit.trust import validate_states
+from sparring.train.curriculum_pool import StatePool
 from sparring.train.curriculum_sources import StartStates
 
 TRUE, OTHER = -1, -2  # origin of an env's episode: a true start, another hook's restart (else a group index)
 FILE = "curriculum.npz"
-FORMAT = 1
+FORMAT = 2  # 2: the pool's own arrivals (own:N) are saved; format 1 files (none kept) still load
 REMEDY = "resume from another checkpoint, or start the run again"
 
 
@@ -68,6 +70,13 @@ class GroupSampler:
         self.floor, self.decay = float(floor), 1.0 - 1.0 / float(window)
         self.episodes = np.zeros(groups, np.float64)  # decayed counts
         self.wins = np.zeros(groups, np.float64)
+
+    def grow(self, groups: int) -> None:
+        """Make room for new groups (no outcomes yet) up to ``groups`` in all."""
+        more = groups - len(self.episodes)
+        if more > 0:
+            self.episodes = np.concatenate([self.episodes, np.zeros(more)])
+            self.wins = np.concatenate([self.wins, np.zeros(more)])
 
     def record(self, groups: np.ndarray, wins: np.ndarray) -> None:
         """Fold in ended episodes: their group indices and whether each succeeded (taken as simultaneous)."""
@@ -94,10 +103,12 @@ class GroupSampler:
         p = self.success()
         return np.maximum(4.0 * p * (1.0 - p), self.floor)
 
-    def probabilities(self) -> np.ndarray:
-        """The chance of drawing each group."""
-        w = self.weights()
-        return w / w.sum()
+    def probabilities(self, available: np.ndarray | None = None) -> np.ndarray:
+        """The chance of drawing each group (only ``available`` ones, a bool per group, when given; all zeros
+        when none is)."""
+        w = self.weights() if available is None else self.weights() * available
+        total = w.sum()
+        return w / total if total > 0 else w
 
 
 class Curriculum:
@@ -128,16 +139,12 @@ class Curriculum:
             raise ValueError(f"train.curriculum_true must be in [0, 1], got {true_share}")
         if starts.records.dtype != env.env_cls.record_dtype:
             raise ValueError(f"curriculum states are not {env.env_cls.name!r} records")
-        self.env, self.starts, self.true_share, self.archive = env, starts, float(true_share), archive
+        self.env, self.true_share, self.archive = env, float(true_share), archive
+        self.pool = StatePool(starts, env.env_cls.record_dtype)
         self.rows_per_env = rows_per_env(np.asarray(rows), env.num_envs, env.num_agents, "curriculum")
         self.hidden = [int(s.shape[-1]) for s in state]
-        self.sampler = GroupSampler(len(starts.keys), floor, window)
+        self.sampler = GroupSampler(len(self.pool.keys), floor, window)
         self.truth = GroupSampler(1, floor, window)  # the same recent rate, for true starts
-        self.labels = starts.labels()
-        # within a group, states are drawn uniformly: their indices sorted by group, and where each group begins
-        self.order = np.argsort(starts.group, kind="stable")
-        counts = np.bincount(starts.group, minlength=len(starts.keys))
-        self.first, self.size = np.concatenate([[0], np.cumsum(counts)[:-1]]), counts
         self.rng = np.random.default_rng([int(seed), 11])
         self.origin = np.full(env.num_envs, TRUE, np.int64)
         self.counters = np.zeros(3, np.int64)  # starts_total, last rollout's starts, episodes ended since metrics
@@ -168,7 +175,16 @@ class Curriculum:
             if now is not None:
                 self.start_key[ended] = now[ended]
         if now is not None:
+            if self.pool.capacity:
+                self._keep_arrivals(done, now)
             self.last_key = now
+
+    def _keep_arrivals(self, done: np.ndarray, now: np.ndarray) -> None:
+        """Offer the pool the records of envs whose episode went on into another group this step (own:N)."""
+        arrived = np.flatnonzero(~np.asarray(done, np.bool_) & (now != self.last_key))
+        if arrived.size:
+            self.pool.add(self.env.snapshot(arrived), now[arrived])
+            self.sampler.grow(len(self.pool.keys))
 
     def _groups_now(self) -> np.ndarray | None:
         """Each env's current group key, when the env shows its records (in-process); else None."""
@@ -185,6 +201,8 @@ class Curriculum:
             self.start_key[taken] = self.last_key[taken] = now[taken]
         rest = ended[~np.isin(ended, taken)]
         picked = rest[self.rng.random(rest.size) >= self.true_share]
+        if not (self.pool.sizes() > 0).any():
+            picked = picked[:0]  # own:N alone and no arrival kept yet: every end keeps its true start
         if picked.size:
             groups, states = self.draw(picked.size)
             self.start(picked, states, groups)
@@ -202,25 +220,25 @@ class Curriculum:
         return envs, out
 
     def draw(self, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """``n`` group indices drawn by the sampler's probabilities, and a state index of each group, uniformly."""
-        groups = self.rng.choice(len(self.size), size=n, p=self.sampler.probabilities())
-        within = (self.rng.random(n) * self.size[groups]).astype(np.int64)
-        return groups, self.order[self.first[groups] + np.minimum(within, self.size[groups] - 1)]
+        """``n`` group indices drawn by the sampler's probabilities among groups with states, and a state of each
+        (a copy of its record), drawn uniformly within its group."""
+        groups = self.rng.choice(len(self.pool.keys), size=n, p=self.sampler.probabilities(self.pool.sizes() > 0))
+        return groups, self.pool.draw(groups, self.rng)
 
-    def start(self, envs: np.ndarray, states: np.ndarray, groups: np.ndarray) -> None:
-        """Restore ``envs`` to the start states ``states`` (indices; each env keeps its generator) of ``groups``."""
-        records = self.starts.records[states].copy()
+    def start(self, envs: np.ndarray, records: np.ndarray, groups: np.ndarray) -> None:
+        """Restore ``envs`` to the start states ``records`` (copies; each env keeps its generator) of ``groups``."""
         records["rng"] = self.env.snapshot(envs)["rng"]
         records["ep_return"] = 0.0  # success counts what is earned from this state on
         self.env.restore(envs, records)
         self.origin[envs] = groups
-        self.start_key[envs] = self.last_key[envs] = self.starts.keys[groups]
+        self.start_key[envs] = self.last_key[envs] = self.pool.keys[groups]
 
     # -- reporting --------------------------------------------------------------------------
     def shares(self) -> dict:
         """The draw's distribution over a handled end: ``{"true": ..., label: ...}``."""
-        probs = (1.0 - self.true_share) * self.sampler.probabilities()
-        return {"true": self.true_share, **{label: float(p) for label, p in zip(self.labels, probs)}}
+        probs = self.sampler.probabilities(self.pool.sizes() > 0)
+        true = self.true_share if probs.any() else 1.0
+        return {"true": true, **{label: float((1.0 - true) * p) for label, p in zip(self.pool.labels(), probs)}}
 
     def metrics(self) -> dict:
         """``curriculum/`` metrics of the last rollout (see the module's doc)."""
@@ -228,7 +246,7 @@ class Curriculum:
         truth = self.truth.rate()[0]
         if np.isfinite(truth):
             out["curriculum/success/true"] = float(truth)
-        for label, rate in zip(self.labels, self.sampler.rate()):
+        for label, rate in zip(self.pool.labels(), self.sampler.rate()):
             if np.isfinite(rate):
                 out[f"curriculum/success/{label}"] = float(rate)
         out["curriculum/starts"], out["curriculum/episodes"] = int(self.counters[1]), int(self.counters[2])
@@ -238,16 +256,15 @@ class Curriculum:
 
     def describe(self) -> str:
         """One line: how many states in how many groups, from which sources."""
-        keys = self.starts.keys
-        span = f"{self.starts.key_name or 'group'} {keys[0]}..{keys[-1]}" if len(keys) > 1 else "one group"
-        sources = ", ".join(f"{entry} ({n})" for entry, n in self.starts.sources)
-        return f"curriculum: {len(self.starts.records)} states in {len(keys)} groups ({span}) from {sources}"
+        return f"curriculum: {self.pool.describe()}"
 
     # -- checkpoints ------------------------------------------------------------------------
     def save(self, folder: str) -> None:
         """Write the statistics, the draw's generator and each env's origin into ``folder/curriculum.npz``."""
         arrays = {
-            "keys": self.starts.keys,
+            "keys": self.pool.keys,
+            "own": self.pool.own,
+            "own_added": self.pool.added,
             "episodes": self.sampler.episodes,
             "wins": self.sampler.wins,
             "true_episodes": self.truth.episodes,
@@ -260,7 +277,7 @@ class Curriculum:
         meta = {
             "format": FORMAT,
             "env": self.env.env_cls.name,
-            "key_name": self.starts.key_name,
+            "key_name": self.pool.key_name,
             "rng": self.rng.bit_generator.state,
             "checksum": arrays_checksum(arrays),
         }
@@ -293,16 +310,18 @@ class Curriculum:
             "start_key": np.int64,
             "last_key": np.int64,
         }
+        if meta["format"] >= 2:  # the pool's own arrivals (format 1: none kept)
+            want.update({"own": self.pool.own.dtype, "own_added": np.int64})
         if set(arrays) != set(want) or any(arrays[k].dtype != t for k, t in want.items()):
             raise DamagedFile(path, f"holds the arrays {sorted(arrays)}, not {sorted(want)} of the right types", REMEDY)
         if arrays_checksum(arrays) != meta["checksum"]:
             raise DamagedFile(path, "its arrays do not match the checksum in its metadata", REMEDY)
         keys, n = arrays["keys"], len(arrays["keys"])
-        if meta["env"] != self.env.env_cls.name or meta["key_name"] != self.starts.key_name:
+        if meta["env"] != self.env.env_cls.name or meta["key_name"] != self.pool.key_name:
             raise ValueError(
                 f"{path}: the curriculum of another env or group key ({meta['env']!r}, "
                 f"{meta['key_name']!r}); this run has {self.env.env_cls.name!r}, "
-                f"{self.starts.key_name!r}"
+                f"{self.pool.key_name!r}"
             )
         origin = arrays["origin"]
         if (
@@ -315,12 +334,18 @@ class Curriculum:
             or arrays["last_key"].shape != self.origin.shape
             or (origin < OTHER).any()
             or (origin >= n).any()
+            or (
+                "own" in arrays
+                and (arrays["own"].ndim != 2 or len(arrays["own"]) != n or arrays["own_added"].shape != (n,))
+            )
         ):
             raise DamagedFile(path, "its arrays have shapes or origins that do not fit this run", REMEDY)
         with reading(path, "curriculum state: its generator state", REMEDY):
             self.rng.bit_generator.state = meta["rng"]
+        if "own" in arrays:
+            self._load_own(path, keys, arrays["own"], arrays["own_added"])
         # statistics follow their key: a group gone from the sources is dropped, a new one starts afresh
-        mine, theirs = np.intersect1d(self.starts.keys, keys, return_indices=True)[1:]
+        mine, theirs = np.intersect1d(self.pool.keys, keys, return_indices=True)[1:]
         self.sampler.episodes[mine], self.sampler.wins[mine] = arrays["episodes"][theirs], arrays["wins"][theirs]
         self.truth.episodes[:], self.truth.wins[:] = arrays["true_episodes"], arrays["true_wins"]
         remap = np.full(n, OTHER, np.int64)
@@ -328,3 +353,21 @@ class Curriculum:
         self.origin = np.where(origin >= 0, remap[np.maximum(origin, 0)], origin)
         self.counters = arrays["counters"].copy()
         self.start_key, self.last_key = arrays["start_key"].copy(), arrays["last_key"].copy()
+
+    def _load_own(self, path: str, keys: np.ndarray, own: np.ndarray, added: np.ndarray) -> None:
+        """Put a checkpoint's own arrivals back into the pool: as saved when this run keeps as many per group (an
+        exact resume), else re-kept oldest first (``own:N`` changed: the newest N of each)."""
+        if not self.pool.capacity:
+            return
+        config = getattr(self.env, "config", None)
+        for key, ring, count in zip(keys, own, np.maximum(added, 0)):
+            g = self.pool.group_of(int(key))
+            held = ring[: min(int(count), len(ring))]
+            if config is not None and len(held):  # a file's states are checked before a kernel sees them
+                validate_states(self.env.env_cls, config, held, path, lambda i, k=int(key): f"own arrival {i} of {k}")
+            if len(ring) == self.pool.capacity:
+                self.pool.own[g], self.pool.added[g] = ring, count
+            else:
+                oldest_first = np.roll(ring, -int(count % len(ring))) if count > len(ring) else held
+                self.pool.add(oldest_first, np.full(len(oldest_first), key, np.int64))
+        self.sampler.grow(len(self.pool.keys))

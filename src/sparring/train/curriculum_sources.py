@@ -5,7 +5,9 @@ The spec is a comma-separated list of ``KIND:PATH`` entries (paths cannot hold c
 - ``states:FILE``: a state set (``.npz``, :func:`sparring.kit.state_set.save_state_set`), every record;
 - ``archive:DIR``: a Go-Explore archive folder (``sparring explore --out DIR``, or a checkpoint of a
   ``--archive`` run), the record of every cell;
-- ``recording:FILE``: a recording (``.parquet``), every recorded state but each episode's final one.
+- ``recording:FILE``: a recording (``.parquet``), every recorded state but each episode's final one;
+- ``own:N``: no file: the learner's own records on arriving in each group during the run, the newest
+  ``N`` per group (:mod:`sparring.train.curriculum_pool`; needs an env that declares start groups).
 
 All states of all sources are pooled, then grouped by the env's start group (``Env.start_groups``;
 a state set saved with the env's own ``start_group_key`` keeps its saved groups). A source holding
@@ -32,7 +34,9 @@ KINDS = {
     "states": "a state set .npz (sparring.kit.state_set)",
     "archive": "an archive folder (sparring explore --out DIR, or a --archive checkpoint)",
     "recording": "a recording .parquet (sparring record)",
+    "own": "the learner's own arrivals in each group, the newest N kept per group",
 }
+OWN = "own"
 SYNTAX = "KIND:PATH[,KIND:PATH...] with KIND " + ", ".join(f"{k} ({v})" for k, v in KINDS.items())
 
 
@@ -50,6 +54,8 @@ class StartStates:
     """What the keys mean (the env's ``start_group_key``; ``""``: one group)."""
     sources: list
     """``(entry, states taken)`` per source, in spec order."""
+    own: int = 0
+    """With ``own:N``: the learner's own arrivals kept per group during the run (else 0)."""
 
     def labels(self) -> list[str]:
         """A metric name part per group: ``<key name>_<key>`` (``group_<key>`` when the env names none)."""
@@ -73,9 +79,16 @@ def parse_spec(spec: str) -> list[tuple[str, str]]:
 def load_start_states(spec: str, env_cls: type, env_config: dict | None = None) -> StartStates:
     """Parse ``spec``, load every source for ``env_cls`` (run with ``env_config``), check and group the states."""
     config = make_config(env_cls, env_config)
-    records, groups, taken = [], [], []
+    records, groups, taken = [np.zeros(0, env_cls.record_dtype)], [np.zeros(0, np.int64)], []
+    own = 0
     for kind, path in parse_spec(spec):
         where = f"train.curriculum source {kind}:{path}"
+        if kind == OWN:
+            if own:
+                raise ValueError(f"train.curriculum names own:N twice ({spec!r}); give it once")
+            own = _own_capacity(path, env_cls, where)
+            taken.append((f"{kind}:{path}", 0))
+            continue
         recs, saved_groups = _LOADERS[kind](path, env_cls, config, where)
         if not len(recs):
             raise ValueError(f"{where} holds no states; give a source with at least one")
@@ -90,8 +103,20 @@ def load_start_states(spec: str, env_cls: type, env_config: dict | None = None) 
         raise ValueError(f"env {env_cls.name!r}: start_groups gave shape {groups.shape} for {len(records)} records")
     keys, group = np.unique(groups, return_inverse=True)
     return StartStates(
-        records, group.astype(np.int64).reshape(-1), keys.astype(np.int64), env_cls.start_group_key, taken
+        records, group.astype(np.int64).reshape(-1), keys.astype(np.int64), env_cls.start_group_key, taken, own
     )
+
+
+def _own_capacity(text: str, env_cls: type, where: str) -> int:
+    """The N of ``own:N``: a positive int, for an env whose records tell their start group."""
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"{where}: N must be a positive int (the arrivals kept per group), e.g. own:256")
+    if not env_cls.start_group_key:
+        raise ValueError(
+            f"{where}: env {env_cls.name!r} declares no start groups (Env.start_group_key), so it has no arrivals "
+            "to keep; use states:, archive: or recording: sources"
+        )
+    return int(text)
 
 
 def _file(path: str, where: str, folder: bool = False) -> None:
