@@ -50,7 +50,6 @@ NK = {acc_columns}
 CHUNK = {chunk}
 BLOCK = 4 * CHUNK  # envs per pass of the rules, then of the observations
 RECORD_BYTES = {record_bytes}
-OBS_BYTES = {obs_bytes}
 {header}
 
 
@@ -87,13 +86,17 @@ def first_bad(actions, sizes):
 def batch_step(h, actions):
     # one header of addresses and sizes instead of 19 arguments: see the module docstring
     n = h[H_NUM_ENVS]
+    rows = n * A
     shared_cfg = borrowed(h[H_CFGS], (1,), CFG)[0]
     cfg = local_copy(shared_cfg)  # see unowned.local_copy and keep_changes
     blank = borrowed(h[H_BLANK], (1,), REC)
     seat_weight = borrowed(h[H_SEAT_WEIGHT], (A,), np.float64)
+    obs = borrowed(h[H_OBS], (rows, h[H_OBS_SIZE]), OBS)
+    mask = borrowed(h[H_MASK], (rows, h[H_MASK_SIZE]), np.bool_)
     ended_return = borrowed(h[H_ENDED_RETURN], (n,), np.float64)
     acc = borrowed(h[H_ACC], (h[H_CHUNKS] + 1, NK), np.float64)
     pool = borrowed(h[H_POOL], (h[H_POOL_SIZE],), REC)
+    final_obs = borrowed(h[H_FINAL_OBS], (h[H_FINAL_ROWS], h[H_OBS_SIZE]), OBS)
     pool_prob = h.view(np.float64)[H_POOL_PROB]
     autoreset, keep_final, whole = h[H_AUTORESET] != 0, h[H_KEEP_FINAL] != 0, h[H_WHOLE] != 0
     actions = unowned(actions)  # slices of owned arrays cost two atomic reference-count updates each
@@ -104,7 +107,7 @@ def batch_step(h, actions):
     # an env's rows as views at computed addresses: a slice would clamp its bounds first (about 1.3x on squared)
     obs_size, mask_size = h[H_OBS_SIZE], h[H_MASK_SIZE]
     at_actions, at_rew, at_term, at_trunc = actions.ctypes.data, h[H_REW], h[H_TERM], h[H_TRUNC]
-    at_obs, at_final, at_mask, obs_row = h[H_OBS], h[H_FINAL_OBS], h[H_MASK], obs_size * OBS_BYTES
+    at_obs, at_mask, obs_row = h[H_OBS], h[H_MASK], obs_size * obs.itemsize
     # per env, views at computed addresses with constant shapes: no index wrap-around and fewer live values than
     # indexing the whole buffers; with the config's stack copy, duel 1.03x, serpent 1.18x, town 1.12x at 1024 envs
     at_recs, at_done, at_stepped, ended_count = h[H_RECS], h[H_DONE], h[H_STEPPED], 0
@@ -150,39 +153,31 @@ def batch_step(h, actions):
                 acc[c, 1] += total
                 acc[c, 2] += s.tick
                 acc[c, 3 + NM + s.phase] += 1.0
+                if keep_final:
+                    _observe(s, cfg, final_obs[lo : lo + A], mask[lo : lo + A])
+                if autoreset:
+                    if pool.shape[0] > 0 and rand_float(s) < pool_prob:
+                        j = rand_int(s, pool.shape[0])
+                        state = s.rng
+                        here[0] = pool[j]
+                        s.rng = state
+                    else:
+                        state = s.rng
+                        here[0] = blank[0]
+                        s.rng = state
+                        _reset(s, cfg)
         # then the observations of the block's stepped envs, in a second pass: an env's rules and its observation
         # no longer share one loop body, so the core overlaps more envs (squared 1.14x, duel 1.05x, gauntlet 1.07x
-        # at 1024 envs), and a block's records are still in cache. An env that ended is observed into final_obs
-        # (keep_final) and reset here, so that _observe and _reset each have one call site: the step compiles one
-        # copy of each (their code is inlined where they are called)
+        # at 1024 envs), and a block's records are still in cache
         for i in range(first, last):
             if borrowed(at_stepped + i, (1,), np.bool_)[0]:
                 lo = i * A
-                here = borrowed(at_recs + i * RECORD_BYTES, (1,), REC)
-                s = here[0]
-                ended = borrowed(at_done + i, (1,), np.bool_)[0]
-                final = ended and keep_final
-                while True:
-                    if ended and autoreset and not final:
-                        if pool.shape[0] > 0 and rand_float(s) < pool_prob:
-                            j = rand_int(s, pool.shape[0])
-                            state = s.rng
-                            here[0] = pool[j]
-                            s.rng = state
-                        else:
-                            state = s.rng
-                            here[0] = blank[0]
-                            s.rng = state
-                            _reset(s, cfg)
-                    _observe(
-                        s,
-                        cfg,
-                        borrowed((at_final if final else at_obs) + lo * obs_row, (A, obs_size), OBS),
-                        borrowed(at_mask + lo * mask_size, (A, mask_size), np.bool_),
-                    )
-                    if not final:
-                        break
-                    final = False
+                _observe(
+                    borrowed(at_recs + i * RECORD_BYTES, (1,), REC)[0],
+                    cfg,
+                    borrowed(at_obs + lo * obs_row, (A, obs_size), OBS),
+                    borrowed(at_mask + lo * mask_size, (A, mask_size), np.bool_),
+                )
     keep_changes(shared_cfg, cfg)
     if whole and ended_count > 0:
         sum_chunks(acc)
@@ -298,7 +293,6 @@ def compile_batch(env_cls: type, obs_dtype=np.float32) -> types.ModuleType:
         acc_columns=3 + metrics + len(env_cls.phases),
         chunk=CHUNK,
         record_bytes=env_cls.record_dtype.itemsize,
-        obs_bytes=obs_dtype.itemsize,
         header="\n".join(f"H_{name.upper()} = {k}" for k, name in enumerate(HEADER)),
     )
     source += PROTOCOL + info_source(env_cls) + "".join(_SCRIPTED.format(k=k) for k in range(len(policies)))
