@@ -10,10 +10,12 @@ one-thread batch (same seed, same actions), so the speed-up never comes from ski
 Measure on an otherwise idle machine: a thread that shares its core with another process
 runs at that process's pace, and the speed-up with it.
 
-Two rows first give the machine's own ceiling, measured the same way: ``ceiling:compute`` (each
-thread runs a register-only integer loop, nothing shared) and ``ceiling:memory`` (each thread sums
-its own 32 MiB slice of an array, far beyond the caches). An env's speed-up reads against them: on
-a VM whose two vCPUs share a physical core or its memory bandwidth, no env can beat its ceiling.
+Three rows first give the machine's own ceiling, measured the same way: ``ceiling:compute`` (each
+thread runs a register-only integer loop, one dependent chain, nothing shared), ``ceiling:vector``
+(each thread updates its own 16 KiB array with vector multiply-adds: bound by the core's throughput,
+as env code is) and ``ceiling:memory`` (each thread sums its own 32 MiB array, far beyond the
+caches). An env's speed-up reads against them: on a VM whose two vCPUs share a physical core, its
+caches or its memory bandwidth, or whose host takes turns away from a vCPU, no env beats its ceiling.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ import sparring
 
 CEILING_WORK = 1 << 25  # loop iterations per thread and call of the compute ceiling
 STREAM_ELEMENTS = 1 << 22  # float64 elements (32 MiB) per thread of the memory ceiling: beyond every cache
-CEILINGS = ("compute", "memory")
+CEILINGS = ("compute", "vector", "memory")
+VECTOR_ELEMENTS = 2048  # float64 elements (16 KiB) per thread of the vector ceiling: in the L1 cache
 
 
 @numba.njit(nogil=True, cache=True)
@@ -43,6 +46,14 @@ def _spin(n: int, seed: int) -> int:
         x ^= x >> 7
         x ^= (x << 17) & 0xFFFFFFFFFFFF
     return x
+
+
+@numba.njit(nogil=True, cache=True, fastmath=True)
+def _scale(a: np.ndarray, rounds: int) -> None:
+    """``rounds`` passes of a multiply-add over ``a``: vector work bound by the core's throughput."""
+    for _ in range(rounds):
+        for i in range(a.size):
+            a[i] = a[i] * 0.999 + 0.001
 
 
 @numba.njit(nogil=True, cache=True)
@@ -59,7 +70,12 @@ def ceiling_rate(kind: str, threads: int, arrays: list, calls: int) -> float:
 
     def work(k: int) -> None:
         for _ in range(calls):
-            _spin(CEILING_WORK, k) if kind == "compute" else _stream(arrays[k])
+            if kind == "compute":
+                _spin(CEILING_WORK, k)
+            elif kind == "vector":
+                _scale(arrays[k], CEILING_WORK // VECTOR_ELEMENTS)
+            else:
+                _stream(arrays[k])
 
     pool = [threading.Thread(target=work, args=(k,)) for k in range(threads)]
     start = time.perf_counter()
@@ -67,13 +83,14 @@ def ceiling_rate(kind: str, threads: int, arrays: list, calls: int) -> float:
         t.start()
     for t in pool:
         t.join()
-    per_call = CEILING_WORK if kind == "compute" else STREAM_ELEMENTS
+    per_call = STREAM_ELEMENTS if kind == "memory" else CEILING_WORK
     return threads * calls * per_call / (time.perf_counter() - start)
 
 
 def measure_ceiling(kind: str, threads: list[int], repeats: int) -> dict[int, float]:
     """Median rate of the ``kind`` ceiling row at each thread count, the counts interleaved per repeat."""
-    arrays = [np.ones(STREAM_ELEMENTS, np.float64) for _ in range(max(threads))] if kind == "memory" else []
+    size = {"compute": 0, "vector": VECTOR_ELEMENTS, "memory": STREAM_ELEMENTS}[kind]
+    arrays = [np.ones(size, np.float64) for _ in range(max(threads))]
     ceiling_rate(kind, max(threads), arrays, 1)  # compile and touch the pages
     rates = {t: [] for t in threads}
     for _ in range(repeats):
