@@ -62,14 +62,9 @@ def _evaluate(folder: str, args, label: str, cache: bool = False) -> dict:
     return result
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--out", default=f"runs/grpo_town-{time.strftime('%Y%m%d-%H%M%S')}")
-    p.add_argument(
-        "--base",
-        help="a base model folder distilled before (e.g. OUT/base of an earlier run): skip "
-        "distillation, and reuse its evaluation when one with the same settings is saved in it",
-    )
+def add_run_args(p: argparse.ArgumentParser, episodes: int, grpo_minutes: float) -> None:
+    """The distillation, evaluation and GRPO settings of a town GRPO benchmark (this one and
+    grpo_town_learners.py), with their evaluation episodes and GRPO minutes by default."""
     p.add_argument("--noise", type=float, default=0.3, help="the teacher's chance of a random legal action")
     p.add_argument("--goal", default="gathering")
     p.add_argument("--days", type=int, default=1)
@@ -78,8 +73,8 @@ def main() -> None:
     p.add_argument("--hidden", type=int, default=128)
     p.add_argument("--layers", type=int, default=2)
     p.add_argument("--heads", type=int, default=4)
-    p.add_argument("--episodes", type=int, default=500, help="evaluation episodes, before and after")
-    p.add_argument("--grpo-minutes", type=float, default=30.0)
+    p.add_argument("--episodes", type=int, default=episodes, help="evaluation episodes, before and after")
+    p.add_argument("--grpo-minutes", type=float, default=grpo_minutes)
     p.add_argument("--group", type=int, default=8)
     p.add_argument("--groups", type=int, default=2)
     p.add_argument("--temperature", type=float, default=1.0)
@@ -89,6 +84,17 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--smoke", action="store_true", help="tiny sizes: checks the pipeline in a few minutes")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--out", default=f"runs/grpo_town-{time.strftime('%Y%m%d-%H%M%S')}")
+    p.add_argument(
+        "--base",
+        help="a base model folder distilled before (e.g. OUT/base of an earlier run): skip "
+        "distillation, and reuse its evaluation when one with the same settings is saved in it",
+    )
+    add_run_args(p, episodes=500, grpo_minutes=30.0)
     args = p.parse_args()
     if args.smoke:
         args.distill_episodes, args.distill_steps, args.episodes, args.grpo_minutes = 8, 30, 32, 1.0

@@ -34,6 +34,7 @@ import time
 
 import numpy as np
 import torch
+from grpo_town import add_run_args
 
 from sparring.kit.atomic import atomic_file
 from sparring.kit.progress import Progress
@@ -81,26 +82,8 @@ def main() -> None:
     p.add_argument("--out", default=f"runs/grpo_town_learners-{time.strftime('%Y%m%d-%H%M%S')}")
     p.add_argument("--base", help="a base model folder distilled before (e.g. OUT/base): skip distillation")
     p.add_argument("--learners", default="0,1", help="learning characters, comma-separated")
-    p.add_argument("--noise", type=float, default=0.3, help="the teacher's chance of a random legal action")
     p.add_argument("--labels", default="plan", help="distillation labels: plan or teacher")
-    p.add_argument("--goal", default="gathering")
-    p.add_argument("--days", type=int, default=1)
-    p.add_argument("--distill-episodes", type=int, default=64)
-    p.add_argument("--distill-steps", type=int, default=400)
-    p.add_argument("--hidden", type=int, default=128)
-    p.add_argument("--layers", type=int, default=2)
-    p.add_argument("--heads", type=int, default=4)
-    p.add_argument("--episodes", type=int, default=300, help="evaluation towns (episodes per learner)")
-    p.add_argument("--grpo-minutes", type=float, default=15.0)
-    p.add_argument("--group", type=int, default=8)
-    p.add_argument("--groups", type=int, default=2)
-    p.add_argument("--temperature", type=float, default=1.0)
-    p.add_argument("--lr", type=float, default=3e-4)
-    p.add_argument("--kl", type=float, default=0.02)
-    p.add_argument("--shaping", type=float, default=0.3)
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--smoke", action="store_true", help="tiny sizes: checks the pipeline in a few minutes")
+    add_run_args(p, episodes=300, grpo_minutes=15.0)
     args = p.parse_args()
     if args.smoke:
         args.distill_episodes, args.distill_steps, args.episodes, args.grpo_minutes = 8, 30, 32, 1.0
