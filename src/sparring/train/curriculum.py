@@ -14,6 +14,10 @@
   (keeping the env's own generator, so restarts from one state see different dice) and their
   recurrent memory starts from zeros, as a fresh episode's does.
 
+With an ``own:N`` source it also keeps, after every step, the records of envs whose episode went on
+into another group (their arrival; :class:`~sparring.train.curriculum_pool.StatePool`), and draws
+them like the sources' states; a group first reached by the learner joins the draw then.
+
 The draw (:class:`GroupSampler`): a group, then a state of that group uniformly. Per group the
 sampler keeps a recent success rate: outcomes decay by ``1 - 1 / curriculum_window`` per new
 outcome of the group, plus half a success in one episode as a prior, so p = (wins + 0.5) /
