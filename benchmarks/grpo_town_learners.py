@@ -23,6 +23,9 @@ against the plan; the lead's training on the other core): teacher 18/300 and 15/
 23/300 = 0.077 [0.052, 0.112] and 19/300 = 0.063 [0.041, 0.097] (21 min), 15 min of GRPO = 5 iterations
 (0.54 groups/min, 24 K tokens/s while sampling), after 33/300 = 0.110 [0.079, 0.150] and 35/300 = 0.117
 [0.085, 0.158] (17 min): both learners up, both intervals still overlapping the base's; 54.5 min in all.
+With --grpo-minutes 30 (the saved evaluations reused, the test suite on the other core for part of it): 9
+iterations, after 39/300 = 0.130 [0.097, 0.173] and 44/300 = 0.147 [0.111, 0.191]: character 1's interval
+clear of its base's, character 0's not; 47.7 min (GRPO 31, the final evaluation 16.5).
 """
 
 from __future__ import annotations
