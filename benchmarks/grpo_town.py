@@ -86,6 +86,39 @@ def add_run_args(p: argparse.ArgumentParser, episodes: int, grpo_minutes: float)
     p.add_argument("--smoke", action="store_true", help="tiny sizes: checks the pipeline in a few minutes")
 
 
+def distilled_base(args, labels: str = "teacher") -> tuple[str, dict]:
+    """The base model folder and its distillation report: ``--base`` as given (its held-out accuracy printed), or
+    one distilled now into OUT/base from the noisy planner with ``labels`` (see sparring.lm.distill)."""
+    if args.base:
+        base = os.path.abspath(args.base)
+        with open(os.path.join(base, "sparring.json"), encoding="utf-8") as f:
+            report = json.load(f).get("distill", {})
+        print(f"base {base}: held-out action accuracy {report.get('held_out_accuracy', float('nan')):.3f}", flush=True)
+        return base, report
+    base = os.path.join(args.out, "base")
+    distill_cfg = DistillConfig(
+        teacher=f"scripted:planner_noisy:{args.noise:g}",
+        goal=args.goal,
+        episodes=args.distill_episodes,
+        steps=args.distill_steps,
+        hidden=args.hidden,
+        layers=args.layers,
+        heads=args.heads,
+        intermediate=int(2.7 * args.hidden),
+        seed=args.seed,
+        labels=labels,
+    )
+    with Progress("distill town") as progress:
+        report = distill(base, distill_cfg, progress=progress, days=args.days)
+    print(
+        f"distilled {report['parameters']} parameters from {report['teacher']} ({labels} labels) in "
+        f"{report['seconds']:.0f} s: held-out action accuracy {report['held_out_accuracy']:.3f} "
+        f"({report['held_out_turns']} turns)",
+        flush=True,
+    )
+    return base, report
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", default=f"runs/grpo_town-{time.strftime('%Y%m%d-%H%M%S')}")
@@ -101,31 +134,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     os.makedirs(args.out, exist_ok=True)
     started = time.perf_counter()
-    if args.base:
-        base = os.path.abspath(args.base)
-        with open(os.path.join(base, "sparring.json"), encoding="utf-8") as f:
-            report = json.load(f).get("distill", {})
-        print(f"base {base}: held-out action accuracy {report.get('held_out_accuracy', float('nan')):.3f}", flush=True)
-    else:
-        base = os.path.join(args.out, "base")
-        distill_cfg = DistillConfig(
-            teacher=f"scripted:planner_noisy:{args.noise:g}",
-            goal=args.goal,
-            episodes=args.distill_episodes,
-            steps=args.distill_steps,
-            hidden=args.hidden,
-            layers=args.layers,
-            heads=args.heads,
-            intermediate=int(2.7 * args.hidden),
-            seed=args.seed,
-        )
-        with Progress("distill town") as progress:
-            report = distill(base, distill_cfg, progress=progress, days=args.days)
-        print(
-            f"distilled {report['parameters']} parameters from {report['teacher']} in {report['seconds']:.0f} s: "
-            f"held-out action accuracy {report['held_out_accuracy']:.3f} ({report['held_out_turns']} turns)",
-            flush=True,
-        )
+    base, report = distilled_base(args)
     before = _evaluate(base, args, "base (distilled)", cache=True)
     cfg = GRPOConfig(
         group=args.group,

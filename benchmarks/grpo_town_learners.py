@@ -37,12 +37,11 @@ import time
 
 import numpy as np
 import torch
-from grpo_town import add_run_args
+from grpo_town import add_run_args, distilled_base
 
 from sparring.kit.atomic import atomic_file
 from sparring.kit.progress import Progress
 from sparring.lm.choice import LineScorer
-from sparring.lm.distill import DistillConfig, distill
 from sparring.lm.grpo import GRPOConfig, Run, _load, grpo
 from sparring.lm.learners import evaluate_learners, intervals_overlap, learners_env
 from sparring.lm.town import make_brain
@@ -94,33 +93,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     os.makedirs(args.out, exist_ok=True)
     started = time.perf_counter()
-    if args.base:
-        base = os.path.abspath(args.base)
-        with open(os.path.join(base, "sparring.json"), encoding="utf-8") as f:
-            report = json.load(f).get("distill", {})
-        print(f"base {base}: held-out action accuracy {report.get('held_out_accuracy', float('nan')):.3f}", flush=True)
-    else:
-        base = os.path.join(args.out, "base")
-        distill_cfg = DistillConfig(
-            teacher=f"scripted:planner_noisy:{args.noise:g}",
-            goal=args.goal,
-            episodes=args.distill_episodes,
-            steps=args.distill_steps,
-            hidden=args.hidden,
-            layers=args.layers,
-            heads=args.heads,
-            intermediate=int(2.7 * args.hidden),
-            seed=args.seed,
-            labels=args.labels,
-        )
-        with Progress("distill town") as progress:
-            report = distill(base, distill_cfg, progress=progress, days=args.days)
-        print(
-            f"distilled {report['parameters']} parameters from {report['teacher']} ({args.labels} labels) in "
-            f"{report['seconds']:.0f} s: held-out action accuracy {report['held_out_accuracy']:.3f} "
-            f"({report['held_out_turns']} turns)",
-            flush=True,
-        )
+    base, report = distilled_base(args, args.labels)
     teacher = make_brain(f"scripted:planner_noisy:{args.noise:g}", learners_env(1, 0, args.characters), args.seed)
     taught = _evaluate([teacher] * len(args.characters), args, f"teacher {teacher.name}", cache=base)
     base_scorer = _scorer(base)
