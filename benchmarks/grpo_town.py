@@ -34,7 +34,7 @@ from sparring.lm.choice import LineScorer
 from sparring.lm.distill import DistillConfig, distill
 from sparring.kit.progress import Progress
 from sparring.lm.grpo import GRPOConfig, Run, _load, grpo
-from sparring.lm.rollout import evaluate
+from sparring.lm.learners import evaluate_learners
 
 EVAL_SEED = 90_210  # evaluation towns: never a distillation or GRPO seed
 
@@ -48,7 +48,9 @@ def _evaluate(folder: str, args, label: str, cache: bool = False) -> dict:
             result = json.load(f)
     else:
         model, tok = _load(folder)
-        result = evaluate(LineScorer(model, tok), args.episodes, EVAL_SEED, args.temperature, args.goal, days=args.days)
+        result = evaluate_learners(
+            [LineScorer(model, tok)], [0], args.episodes, EVAL_SEED, args.temperature, args.goal, days=args.days
+        )[0]
         if cache:
             with atomic_file(saved, encoding="utf-8") as f:
                 json.dump(result, f)

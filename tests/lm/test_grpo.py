@@ -11,7 +11,8 @@ import torch
 from sparring.cli import main
 from sparring.lm.choice import LineScorer
 from sparring.lm.grpo import GRPOConfig, _load, advantages, grpo, policy_logp, update
-from sparring.lm.rollout import learner_env, play_out
+from sparring.lm.learners import play_learners
+from sparring.lm.rollout import learner_env
 
 
 @pytest.fixture()
@@ -30,15 +31,15 @@ def test_copies_of_a_group_differ_only_by_the_models_choices(scorer):
     batch = learner_env(3, 0, days=1)
     batch.restore(None, np.repeat(starts.snapshot(), 3))
     assert (batch.records["goal"][:, 0] == 2).all()
-    out = play_out(scorer, batch, 1e-4, np.random.default_rng(0), turns=4)  # near-greedy: the same choices
-    by_copy = [[(t.choice, t.prompt) for t in out.turns if t.env == e] for e in range(3)]
+    out = play_learners([scorer], batch, [0], 1e-4, np.random.default_rng(0), turns=4)  # near-greedy: same choices
+    by_copy = [[(t.choice, t.prompt) for t in out.turns[0] if t.env == e] for e in range(3)]
     assert len(by_copy[0]) == 4 and by_copy[0] == by_copy[1] == by_copy[2]
     assert batch.records[0].tobytes() == batch.records[1].tobytes() == batch.records[2].tobytes()
 
 
 def test_an_update_raises_the_probability_of_lines_with_positive_advantage(scorer):
     batch = learner_env(2, 5, days=1)
-    turns = play_out(scorer, batch, 1.0, np.random.default_rng(1), turns=2).turns
+    turns = play_learners([scorer], batch, [0], 1.0, np.random.default_rng(1), turns=2).turns[0]
     before = [lp[t.choice].item() for lp, t in zip(policy_logp(scorer, turns, 1.0), turns)]
     adv = np.array([1.0, -1.0])
     cfg = GRPOConfig(lr=1e-2, kl=0.0, minibatch=64)
@@ -173,7 +174,7 @@ def test_a_lora_update_trains_only_the_adapters_and_the_reference_is_the_base(to
     trainable = {n for n, p in policy.named_parameters() if p.requires_grad}
     assert trainable and all("lora_" in n for n in trainable)
     before = {n: p.detach().clone() for n, p in policy.named_parameters()}
-    turns = play_out(scorer, learner_env(2, 5, days=1), 1.0, np.random.default_rng(1), turns=2).turns
+    turns = play_learners([scorer], learner_env(2, 5, days=1), [0], 1.0, np.random.default_rng(1), turns=2).turns[0]
     opt = torch.optim.AdamW([p for p in policy.parameters() if p.requires_grad], lr=1e-2)
     update(scorer, ref, opt, turns, np.array([1.0, -1.0]), GRPOConfig(kl=0.1, minibatch=64), np.random.default_rng(0))
     changed = {n for n, p in policy.named_parameters() if not torch.equal(p, before[n])}

@@ -6,7 +6,7 @@ import pytest
 from sparring.lm.choice import LineScorer
 from sparring.lm.grpo import _load
 from sparring.lm.learners import evaluate_learners, intervals_overlap, learners_env, play_learners
-from sparring.lm.rollout import evaluate, learner_env, play_out
+from sparring.lm.rollout import learner_env
 from sparring.lm.town import make_brain, turn
 
 
@@ -16,15 +16,12 @@ def scorer(town_model):
     return LineScorer(model, tok)
 
 
-def test_one_learner_plays_as_play_out_does(scorer):
-    one = play_out(scorer, learner_env(3, 7, goal="gathering", days=1), 1.0, np.random.default_rng(2), turns=3)
-    batch = learners_env(3, 7, [0], goal="gathering", days=1)
-    many = play_learners([scorer], batch, [0], 1.0, np.random.default_rng(2), turns=3)
-    assert [(t.env, t.choice, t.prompt, t.logp) for t in one.turns] == [
-        (t.env, t.choice, t.prompt, t.logp) for t in many.turns[0]
-    ]
-    assert np.array_equal(one.success, many.success[:, 0]) and np.array_equal(one.progress, many.progress[:, 0])
-    assert one.tokens == many.tokens and one.decisions == many.decisions[0]
+def test_one_learners_towns_are_the_learner_towns_of_one_character(scorer):
+    one = learner_env(3, 7, goal="gathering", days=1)
+    many = learners_env(3, 7, [0], goal="gathering", days=1)
+    assert one.config == many.config and one.snapshot().tobytes() == many.snapshot().tobytes()
+    out = play_learners([scorer], many, [0], 1.0, np.random.default_rng(2), turns=3)
+    assert len(out.turns) == 1 and len(out.turns[0]) == out.decisions[0] == 9 and out.tokens > 0
 
 
 def test_each_learner_plays_its_own_character_with_its_goal(scorer, town_model):
@@ -42,12 +39,10 @@ def test_each_learner_plays_its_own_character_with_its_goal(scorer, town_model):
         learners_env(1, 0, [0, 0])
 
 
-def test_evaluation_of_one_learner_matches_evaluate_and_players_evaluate_too(scorer):
-    one = evaluate(scorer, 2, 40, 1.0, "gathering", num_envs=2, days=1)
-    many = evaluate_learners([scorer], [0], 2, 40, 1.0, "gathering", num_envs=2, days=1)
-    assert len(many) == 1 and {k: many[0][k] for k in ("successes", "ci95", "unfit_turns")} == {
-        k: one[k] for k in ("successes", "ci95", "unfit_turns")
-    }
+def test_evaluation_is_per_learner_and_players_evaluate_too(scorer):
+    one = evaluate_learners([scorer], [0], 2, 40, 1.0, "gathering", num_envs=2, days=1)
+    assert len(one) == 1 and one[0]["episodes"] == 2 and 0 <= one[0]["successes"] <= 2
+    assert one[0]["decisions_per_s"] > 0 and one[0]["unfit_turns"] == 0
     teacher = make_brain("scripted:planner_noisy", learners_env(1, 0, [0], days=1))
     both = evaluate_learners([teacher, teacher], [0, 1], 4, 40, goal="gathering", num_envs=4, days=1)
     assert [r["character"] for r in both] == [0, 1] and all(r["episodes"] == 4 for r in both)

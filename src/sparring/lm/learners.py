@@ -4,9 +4,7 @@ The ``learners`` are character indices; each is played by its own brain (a
 :class:`~sparring.lm.choice.LineScorer` sampling its lines, or a player such as
 the noisy planner). The characters after the last learner are the planner
 inside the env (``background``); characters before it that are not learners
-are the planner too, asked here. With ``learners = [0]`` and one scorer,
-:func:`play_learners` makes the same choices from the same dice as
-:func:`sparring.lm.rollout.play_out`.
+are the planner too, asked here. One learner is ``learners = [0]``.
 """
 
 from __future__ import annotations
@@ -142,8 +140,7 @@ def evaluate_learners(
     **config,
 ) -> list[dict]:
     """Goal success of each learner (played by its brain, all in the same towns) over ``episodes`` full episodes
-    with fixed seeds, with 95% Wilson intervals: one dict per learner, as :func:`sparring.lm.rollout.evaluate`
-    gives for one (the same figures for ``learners = [0]``)."""
+    with fixed seeds, with 95% Wilson intervals, tokens and decisions per second: one dict per learner."""
     from sparring.evaluate.wilson import wilson_interval
 
     rng = np.random.default_rng(seed)
