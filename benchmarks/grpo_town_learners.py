@@ -16,7 +16,8 @@ and after overlap, its success over the GRPO iterations, and the plot.
 The full run (one torch thread; distillation about 12 minutes, then about 55 on the busy 2-core machine):
     .venv/bin/python benchmarks/grpo_town_learners.py --out runs/grpo_town_learners
 A second run reuses the distilled base and its saved evaluations: add --base runs/grpo_town_learners/base.
-A smoke run of a few minutes: add --smoke.
+A smoke run of a few minutes: add --smoke. Only the teacher's and the base's evaluations (e.g. with one learner,
+--learners 0): add --evaluate-only.
 
 Measured 2026-12-02 with --base (a base distilled with these defaults, plan labels: held-out accuracy 0.818
 against the plan; the lead's training on the other core): teacher 18/300 and 15/300 (characters 0, 1), base
@@ -74,6 +75,15 @@ def _evaluate(brains: list, args, label: str, cache: str | None = None) -> list[
     return results
 
 
+def _difference(a: dict, b: dict) -> str:
+    """``a``'s success rate less ``b``'s, with a 95% interval (Newcombe's hybrid score method from the two Wilson
+    intervals): the two evaluations are independent samples of the same towns."""
+    pa, pb = a["success_rate"], b["success_rate"]
+    (la, ua), (lb, ub) = a["ci95"], b["ci95"]
+    d = pa - pb
+    return f"{d:+.3f} [{d - np.hypot(pa - la, ub - pb):+.3f}, {d + np.hypot(ua - pa, pb - lb):+.3f}]"
+
+
 def _scorer(folder: str) -> LineScorer:
     model, tok = _load(folder)
     return LineScorer(model, tok)
@@ -85,6 +95,7 @@ def main() -> None:
     p.add_argument("--base", help="a base model folder distilled before (e.g. OUT/base): skip distillation")
     p.add_argument("--learners", default="0,1", help="learning characters, comma-separated")
     p.add_argument("--labels", default="plan", help="distillation labels: plan or teacher")
+    p.add_argument("--evaluate-only", action="store_true", help="stop after the teacher's and the base's evaluations")
     add_run_args(p, episodes=300, grpo_minutes=15.0)
     args = p.parse_args()
     if args.smoke:
@@ -99,6 +110,10 @@ def main() -> None:
     base_scorer = _scorer(base)
     before = _evaluate([base_scorer] * len(args.characters), args, "base", cache=base)
     del base_scorer
+    if args.evaluate_only:
+        for c, t, b in zip(args.characters, taught, before):
+            print(f"character {c}: base - teacher {_difference(b, t)}")
+        return
     cfg = GRPOConfig(
         group=args.group,
         groups=args.groups,
@@ -127,6 +142,7 @@ def main() -> None:
                 "base": b,
                 "after": a,
                 "base_vs_teacher_overlap": intervals_overlap(b, t),
+                "base_minus_teacher": _difference(b, t),
                 "after_vs_base_overlap": intervals_overlap(a, b),
                 "grpo_success_by_iteration": curve,
             }
@@ -151,8 +167,8 @@ def main() -> None:
         t, b, a = (row[k]["success_rate"] for k in ("teacher", "base", "after"))
         curve = " ".join(f"{x:.2f}" for x in row["grpo_success_by_iteration"])
         print(
-            f"character {row['character']}: teacher {t:.3f}, base {b:.3f} (overlap with the teacher: "
-            f"{'yes' if row['base_vs_teacher_overlap'] else 'no'}), after GRPO {a:.3f} (overlap with the base: "
+            f"character {row['character']}: teacher {t:.3f}, base {b:.3f} (base - teacher "
+            f"{row['base_minus_teacher']}), after GRPO {a:.3f} (overlap with the base: "
             f"{'yes' if row['after_vs_base_overlap'] else 'no'}); success in GRPO groups by iteration: {curve}"
         )
     print(f"total {summary['minutes']:.1f} min")
