@@ -1,7 +1,7 @@
 """Cold and warm start of every env, before and after a change: the compile table per env.
 
     python benchmarks/compile_times.py [--before REV] [--after REV] [--envs duel,town] [--repeats 3]
-                                       [--warm-repeats 3] [--step-job both|on|off]
+                                       [--warm-repeats 3] [--step-job both|on|off] [--before-step-job on|off]
 
 Every figure comes from a fresh subprocess that imports sparring, makes 64 envs and steps them once
 ("first step": reset and step compiled, what `sparring train` and `sparring bench` wait for), then
@@ -14,7 +14,8 @@ seconds, 0 where none ran). On a loaded machine the two processes also wait for 
 probe's CPU seconds plus the job's, against one process's, show what the second process costs.
 
 "before" is the source of git revision REV (default: the last commit before issue 24's speed work),
-exported with `git archive` to a temporary folder and put first on PYTHONPATH; "after" is this
+exported with `git archive` to a temporary folder and put first on PYTHONPATH, its step compiled in the same
+process (with `--before-step-job on`: in a second process, for a revision that has one); "after" is this
 checkout's src/, or with --after the source of another revision (the kit's files stamp every cache
 entry, so a checkout edited while the runs go recompiles in its "warm" runs: measure a revision then).
 Either may also name a folder holding a src/ tree, e.g. this checkout with some files put back, to
@@ -161,6 +162,13 @@ def main() -> None:
         default="both",
         help="'after' with the step compiled in a second process (on), in one process (off), or both (default)",
     )
+    p.add_argument(
+        "--before-step-job",
+        choices=("on", "off"),
+        default="off",
+        help="'before' with its step compiled in a second process (on: SPARRING_COMPILE_JOBS=1, for a revision that "
+        "has sparring.kit.compile_jobs) or in one process (off, the default)",
+    )
     args = p.parse_args()
     if args.repeats < 1 or args.warm_repeats < 1 or args.num_envs < 1:
         raise SystemExit("compile_times: --repeats, --warm-repeats and --num-envs must be >= 1")
@@ -175,7 +183,8 @@ def main() -> None:
         here = export_source(args.after, new) if args.after else str(REPO / "src")
         sides = {}
         if args.before:
-            sides["before"] = (export_source(args.before, old), {"SPARRING_COMPILE_JOBS": "0"})
+            switch = "1" if args.before_step_job == "on" else "0"
+            sides["before"] = (export_source(args.before, old), {"SPARRING_COMPILE_JOBS": switch})
         if args.step_job in ("both", "off"):
             sides["after-1p" if args.step_job == "both" else "after"] = (here, {"SPARRING_COMPILE_JOBS": "0"})
         if args.step_job in ("both", "on"):
