@@ -1,5 +1,6 @@
-"""The step compiled in a second process on a cold cache: this process loads it instead of compiling, steps to the
-same bytes, starts nothing on a warm cache, and compiles the step itself when the other process fails."""
+"""The step typed in a second process on a cold cache: the functions it calls compile there and this process loads
+them instead of compiling them (waiting for one the other process is compiling), compiles the step itself, steps to
+the same bytes, starts nothing on a warm cache, and compiles everything itself when the other process fails."""
 
 import os
 import pathlib
@@ -8,8 +9,10 @@ import subprocess
 import sys
 import threading
 import time
+import types
 
 import numpy as np
+from numba import types as nbtypes
 
 from sparring.kit import compile_jobs, helper, kernel
 from sparring.kit.codegen import compile_batch
@@ -38,37 +41,39 @@ env = BatchedEnv(toys.Walk, num_envs=8, seed=3)
 rng = np.random.default_rng(0)
 for _ in range(30):
     env.step(rng.integers(0, 3, size=(env.rows, 1)).astype(np.int32))
-stats = module.batch_step.stats
+step, called = module.batch_step.stats, module.first_bad.stats  # first_bad: a function the step calls
 digest = hashlib.sha256(env.records.tobytes() + env.obs.tobytes() + env.rewards.tobytes()).hexdigest()
-print(started or False, sum(stats.cache_misses.values()), sum(stats.cache_hits.values()), digest)
+counts = [sum(stats.cache_misses.values()) for stats in (step, called)]
+counts += [sum(stats.cache_hits.values()) for stats in (step, called)]
+print(started or False, *counts, digest)
 """
 
 
-def probe(cache: pathlib.Path, how: str = "job", jobs: str = "1") -> tuple[str, int, int, str]:
-    """(the job's process kind, or "False" when none started; step compiles here, step cache loads, digest of the
-    batch after 30 steps), in a fresh process."""
+def probe(cache: pathlib.Path, how: str = "job", jobs: str = "1") -> tuple[str, tuple[int, ...], str]:
+    """(the job's process kind, or "False" when none started; (step compiles here, first_bad compiles here, step
+    cache loads, first_bad cache loads); digest of the batch after 30 steps), in a fresh process."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT), compile_jobs.SWITCH: jobs}
     out = subprocess.run([sys.executable, "-c", PROBE, how], env=env, capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr[-2000:]
-    started, misses, hits, digest = out.stdout.split()
-    return started, int(misses), int(hits), digest
+    started, *counts, digest = out.stdout.split()
+    return started, tuple(int(c) for c in counts), digest
 
 
 def test_a_cold_step_loads_what_the_other_process_compiled_and_a_warm_one_starts_nothing(tmp_path):
     alone = probe(tmp_path / "alone", jobs="0")
-    assert alone[:3] == ("False", 1, 0)  # switched off: this process compiled the step
+    assert alone[:2] == ("False", (1, 1, 0, 0))  # switched off: this process compiled the step and first_bad
     cold = probe(tmp_path / "cache")
-    assert cold[:3] == ("Forked", 0, 1)  # a forked child, and the step came from the cache it filled
-    assert cold[3] == alone[3]
+    assert cold[:2] == ("Forked", (1, 0, 0, 1))  # a forked child compiled first_bad; the step compiled here
+    assert cold[2] == alone[2]
     warm = probe(tmp_path / "cache")
-    assert warm == ("False", 0, 1, alone[3])
+    assert warm == ("False", (0, 0, 1, 0), alone[2])  # the step from the cache, first_bad linked into it
 
 
 def test_a_failed_job_leaves_the_step_to_this_process(tmp_path):
     # switched off, so that BatchedEnv starts no job of its own: the probe's failing one is the only one
-    started, misses, hits, digest = probe(tmp_path / "cache", how="failing job", jobs="0")
-    assert (started, misses, hits) == ("True", 1, 0)
-    assert digest == probe(tmp_path / "alone", jobs="0")[3]
+    started, counts, digest = probe(tmp_path / "cache", how="failing job", jobs="0")
+    assert (started, counts) == ("True", (1, 1, 0, 0))
+    assert digest == probe(tmp_path / "alone", jobs="0")[2]
 
 
 def test_nothing_starts_when_switched_off_busy_or_the_cache_is_not_writable(monkeypatch):
@@ -172,3 +177,50 @@ def test_no_fork_beside_a_second_python_thread():
     finally:
         release.set()
         other.join()
+
+
+class _Cache:
+    """A cache whose entry appears at its ``ready``-th lookup."""
+
+    def __init__(self, ready: int):
+        self.lookups, self.ready = 0, ready
+
+    def load_overload(self, sig, target_context):
+        self.lookups += 1
+        return "entry" if self.lookups >= self.ready else None
+
+
+class _Job:
+    markers = "a folder"
+
+    def __init__(self, compiling: bool):
+        self.is_compiling = compiling
+
+    def compiling(self, dispatcher, sig):
+        return self.is_compiling
+
+
+def test_a_lookup_waits_for_what_the_job_is_compiling_and_only_for_that():
+    waiting = types.SimpleNamespace(_cache=_Cache(ready=4))
+    assert compile_jobs._AwaitEntry(waiting, _Job(compiling=True)).load_overload((), None) == "entry"
+    assert waiting._cache.lookups == 4  # looked again until the job had saved it
+    alone = types.SimpleNamespace(_cache=_Cache(ready=4))
+    assert compile_jobs._AwaitEntry(alone, _Job(compiling=False)).load_overload((), None) is None
+    assert alone._cache.lookups == 1  # not the job's: compiled here at once
+
+
+def test_the_job_is_compiling_what_it_marked_while_it_runs(tmp_path):
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(60)
+        os._exit(0)
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    job = compile_jobs.StepJob(compile_jobs.Forked(pid), str(markers))
+    listener = compile_jobs.MarkCompiles(str(markers))
+    listener.on_start(types.SimpleNamespace(data={"dispatcher": _deep, "args": (nbtypes.int64,)}))
+    assert job.compiling(_deep, (nbtypes.int64,))
+    assert not job.compiling(_deep, (nbtypes.float64,)) and not job.compiling(_middle, (nbtypes.int64,))
+    job.process.kill()
+    assert job.wait() is False
+    assert not job.compiling(_deep, (nbtypes.int64,)) and not markers.exists()  # ended: its markers are gone
