@@ -41,17 +41,17 @@ env = BatchedEnv(toys.Walk, num_envs=8, seed=3)
 rng = np.random.default_rng(0)
 for _ in range(30):
     env.step(rng.integers(0, 3, size=(env.rows, 1)).astype(np.int32))
-step, called = module.batch_step.stats, module.first_bad.stats  # first_bad: a function the step calls
+# sum_chunks: a function the step calls, which the job compiles; first_bad: one it leaves to this process
+every = [module.batch_step.stats, module.sum_chunks.stats, module.first_bad.stats]
 digest = hashlib.sha256(env.records.tobytes() + env.obs.tobytes() + env.rewards.tobytes()).hexdigest()
-counts = [sum(stats.cache_misses.values()) for stats in (step, called)]
-counts += [sum(stats.cache_hits.values()) for stats in (step, called)]
+counts = [sum(stats.cache_misses.values()) for stats in every] + [sum(stats.cache_hits.values()) for stats in every]
 print(started or False, *counts, digest)
 """
 
 
 def probe(cache: pathlib.Path, how: str = "job", jobs: str = "1") -> tuple[str, tuple[int, ...], str]:
-    """(the job's process kind, or "False" when none started; (step compiles here, first_bad compiles here, step
-    cache loads, first_bad cache loads); digest of the batch after 30 steps), in a fresh process."""
+    """(the job's process kind, or "False" when none started; (compiles here of the step, sum_chunks and first_bad,
+    then their cache loads); digest of the batch after 30 steps), in a fresh process."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT), compile_jobs.SWITCH: jobs}
     out = subprocess.run([sys.executable, "-c", PROBE, how], env=env, capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr[-2000:]
@@ -61,18 +61,18 @@ def probe(cache: pathlib.Path, how: str = "job", jobs: str = "1") -> tuple[str, 
 
 def test_a_cold_step_loads_what_the_other_process_compiled_and_a_warm_one_starts_nothing(tmp_path):
     alone = probe(tmp_path / "alone", jobs="0")
-    assert alone[:2] == ("False", (1, 1, 0, 0))  # switched off: this process compiled the step and first_bad
+    assert alone[:2] == ("False", (1, 1, 1, 0, 0, 0))  # switched off: this process compiled all three
     cold = probe(tmp_path / "cache")
-    assert cold[:2] == ("Forked", (1, 0, 0, 1))  # a forked child compiled first_bad; the step compiled here
+    assert cold[:2] == ("Forked", (1, 0, 1, 0, 1, 0))  # the forked child compiled sum_chunks, the rest compiled here
     assert cold[2] == alone[2]
     warm = probe(tmp_path / "cache")
-    assert warm == ("False", (0, 0, 1, 0), alone[2])  # the step from the cache, first_bad linked into it
+    assert warm == ("False", (0, 0, 0, 1, 0, 0), alone[2])  # the step from the cache, its callees linked into it
 
 
 def test_a_failed_job_leaves_the_step_to_this_process(tmp_path):
     # switched off, so that BatchedEnv starts no job of its own: the probe's failing one is the only one
     started, counts, digest = probe(tmp_path / "cache", how="failing job", jobs="0")
-    assert (started, counts) == ("True", (1, 1, 0, 0))
+    assert (started, counts) == ("True", (1, 1, 1, 0, 0, 0))
     assert digest == probe(tmp_path / "alone", jobs="0")[2]
 
 

@@ -60,7 +60,7 @@ import types
 import warnings
 
 import numpy as np
-from numba import typeof
+from numba import njit, typeof
 from numba.core import caching, event, sigutils
 from numba.core.dispatcher import Dispatcher
 
@@ -201,7 +201,15 @@ class Forked:
             os.kill(self.pid, signal.SIGKILL)
 
 
-def fork_compile(dispatcher, sig: tuple, markers: str | None = None) -> Forked | None:
+@njit(no_cfunc_wrapper=True)
+def _first_bad_stand_in(actions, sizes):
+    """What the forked child types in place of the step's ``first_bad`` (the same argument and result types): the
+    step calls it first, so the child would compile it before the helpers, the longer of the two processes' work;
+    this process compiles it instead, when it starts the step after reset, while the child compiles helpers."""
+    return -1
+
+
+def fork_compile(dispatcher, sig: tuple, markers: str | None = None, stand_ins: dict | None = None) -> Forked | None:
     """Type ``dispatcher`` for ``sig`` in a forked child, which compiles every function it calls into Numba's cache
     (:func:`~sparring.kit.type_only.type_only`), or None where this process cannot
     fork safely (no ``os.fork``, or a second Python thread). The child has this process's imports and Numba's state
@@ -210,7 +218,9 @@ def fork_compile(dispatcher, sig: tuple, markers: str | None = None) -> Forked |
     Safe with one Python thread: the child runs only this thread, and it only compiles. Native threads that idle
     in a pool (OpenBLAS starts one when NumPy is imported) are not copied and the child never calls into them,
     so Python's warning about forking a process with threads (3.12+) is silenced here. With ``markers`` (a
-    folder) the child leaves a file there for each function it starts compiling (:class:`MarkCompiles`)."""
+    folder) the child leaves a file there for each function it starts compiling (:class:`MarkCompiles`); in the
+    child, ``stand_ins`` (name: function) replace those globals of ``dispatcher``'s function, so that it types them
+    without compiling the functions they replace (which this process then compiles itself)."""
     if not hasattr(os, "fork") or threading.active_count() > 1:
         return None
     with warnings.catch_warnings():
@@ -224,6 +234,7 @@ def fork_compile(dispatcher, sig: tuple, markers: str | None = None) -> Forked |
                 os.dup2(quiet, fd)
             if markers is not None:
                 event.register("numba:compile", MarkCompiles(markers))
+            dispatcher.py_func.__globals__.update(stand_ins or {})
             type_only(dispatcher, sig)
             code = 0
         finally:
@@ -347,7 +358,7 @@ def step_in_background(module, env_cls: type, obs_dtype) -> StepJob | None:
     ):
         return None
     markers = tempfile.mkdtemp(prefix="sparring-compiling-")
-    process = fork_compile(dispatcher, step_signature(env_cls), markers)
+    process = fork_compile(dispatcher, step_signature(env_cls), markers, {"first_bad": _first_bad_stand_in})
     if process is None:
         shutil.rmtree(markers)
         markers = None
