@@ -9,18 +9,19 @@ refreshes the observations and runs every scripted policy once ("all": what `spa
 compiles). Cold runs start from an empty NUMBA_CACHE_DIR; warm runs reuse the cache their cold run
 filled. Times are seconds from the probe's first line (its imports included) to the end of each
 stage; CPU seconds of the probe are printed beside wall seconds, since on a loaded machine they move
-less (a step compiled in a second process is not in them: "cold job cpu" is that process's CPU
-seconds, 0 where none ran). On a loaded machine the two processes also wait for cores, so the
-probe's CPU seconds plus the job's, against one process's, show what the second process costs.
+less (the work of the second process that sparring.kit.compile_jobs starts, which compiles the step's
+helpers, is not in them: "cold job cpu" is that process's CPU seconds, 0 where none ran). On a loaded
+machine the two processes also wait for cores, so the probe's CPU seconds plus the job's, against one
+process's, show what the second process costs.
 
 "before" is the source of git revision REV (default: the last commit before issue 24's speed work),
-exported with `git archive` to a temporary folder and put first on PYTHONPATH, its step compiled in the same
-process (with `--before-step-job on`: in a second process, for a revision that has one); "after" is this
+exported with `git archive` to a temporary folder and put first on PYTHONPATH, compiled in one process
+(with `--before-step-job on`: with its second compile process, for a revision that has one); "after" is this
 checkout's src/, or with --after the source of another revision (the kit's files stamp every cache
 entry, so a checkout edited while the runs go recompiles in its "warm" runs: measure a revision then).
 Either may also name a folder holding a src/ tree, e.g. this checkout with some files put back, to
-measure one change alone. With `--step-job both` (the default) "after" runs twice: "after" compiles
-the step in a second process while the probe compiles reset (sparring.kit.compile_jobs, with
+measure one change alone. With `--step-job both` (the default) "after" runs twice: "after" with the
+second process (its step's helpers compile there while the probe compiles reset; sparring.kit.compile_jobs, with
 SPARRING_COMPILE_JOBS=1: whatever the load; BatchedEnv starts it) and
 "after-1p" with SPARRING_COMPILE_JOBS=0, one process; `on` or `off` keeps one of them. Runs alternate
 between the sides, env by env, so a change of the machine's load hits all; each cell is the median
@@ -160,14 +161,14 @@ def main() -> None:
         "--step-job",
         choices=("both", "on", "off"),
         default="both",
-        help="'after' with the step compiled in a second process (on), in one process (off), or both (default)",
+        help="'after' with the second compile process (on), in one process (off), or both (default)",
     )
     p.add_argument(
         "--before-step-job",
         choices=("on", "off"),
         default="off",
-        help="'before' with its step compiled in a second process (on: SPARRING_COMPILE_JOBS=1, for a revision that "
-        "has sparring.kit.compile_jobs) or in one process (off, the default)",
+        help="'before' with its second compile process (on: SPARRING_COMPILE_JOBS=1, for a revision that has "
+        "sparring.kit.compile_jobs) or in one process (off, the default)",
     )
     args = p.parse_args()
     if args.repeats < 1 or args.warm_repeats < 1 or args.num_envs < 1:
