@@ -27,6 +27,9 @@ against the plan; the lead's training on the other core): teacher 18/300 and 15/
 With --grpo-minutes 30 (the saved evaluations reused, the test suite on the other core for part of it): 9
 iterations, after 39/300 = 0.130 [0.097, 0.173] and 44/300 = 0.147 [0.111, 0.191]: character 1's interval
 clear of its base's, character 0's not; 47.7 min (GRPO 31, the final evaluation 16.5).
+With --grpo-minutes 40 --seed 1 (12 iterations, GRPO 41.5 min): 32/300 = 0.107 [0.077, 0.147] and 42/300 = 0.140
+[0.105, 0.184]: character 1 clear of its base again. --learners 0 --evaluate-only: teacher 23/300, base 21/300,
+base - teacher -0.007 [-0.050, +0.036].
 """
 
 from __future__ import annotations
