@@ -199,6 +199,10 @@ class _Job:
     def compiling(self, dispatcher, sig):
         return self.is_compiling
 
+    def wait(self, timeout):
+        self.is_compiling, self.waited = False, timeout  # killed: it compiles nothing any more
+        return False
+
 
 def test_a_lookup_waits_for_what_the_job_is_compiling_and_only_for_that():
     waiting = types.SimpleNamespace(_cache=_Cache(ready=4))
@@ -207,6 +211,13 @@ def test_a_lookup_waits_for_what_the_job_is_compiling_and_only_for_that():
     alone = types.SimpleNamespace(_cache=_Cache(ready=4))
     assert compile_jobs._AwaitEntry(alone, _Job(compiling=False)).load_overload((), None) is None
     assert alone._cache.lookups == 1  # not the job's: compiled here at once
+
+
+def test_a_job_stuck_on_a_function_is_killed_after_the_wait(monkeypatch):
+    monkeypatch.setattr(compile_jobs, "WAIT_SECONDS", 0.0)
+    stuck, job = types.SimpleNamespace(_cache=_Cache(ready=10**9)), _Job(compiling=True)
+    assert compile_jobs._AwaitEntry(stuck, job).load_overload((), None) is None  # compiled here instead
+    assert job.waited == 0 and stuck._cache.lookups == 1
 
 
 def test_the_job_is_compiling_what_it_marked_while_it_runs(tmp_path):

@@ -314,8 +314,11 @@ class _AwaitEntry:
         self._dispatcher, self._cache, self._job = dispatcher, dispatcher._cache, job
 
     def load_overload(self, sig, target_context):
+        end = time.monotonic() + WAIT_SECONDS
         while True:
             loaded = self._cache.load_overload(sig, target_context)
+            if loaded is None and time.monotonic() > end:
+                self._job.wait(0)  # a job stuck on one function: kill it, then compile here
             if loaded is not None or not self._job.compiling(self._dispatcher, sig):
                 if self._job.markers is None:  # the job has ended: later lookups go straight to the cache
                     self._dispatcher._cache = self._cache
