@@ -33,8 +33,8 @@ from sparring.kit.atomic import atomic_file
 from sparring.lm.choice import LineScorer
 from sparring.lm.distill import DistillConfig, distill
 from sparring.kit.progress import Progress
-from sparring.lm.grpo import GRPOConfig, Run, _load, grpo
-from sparring.lm.learners import evaluate_learners
+from sparring.lm.grpo import DEFAULT_LEARNERS, GRPOConfig, Run, _load, grpo
+from sparring.lm.learners import evaluate_learners, intervals_overlap
 
 EVAL_SEED = 90_210  # evaluation towns: never a distillation or GRPO seed
 
@@ -121,6 +121,27 @@ def distilled_base(args, labels: str = "teacher") -> tuple[str, dict]:
     return base, report
 
 
+def run_grpo(args, base: str, learners: list[int] = DEFAULT_LEARNERS) -> tuple[str, list[dict]]:
+    """GRPO from the model in ``base`` for ``--grpo-minutes`` with the benchmark's settings and ``learners``, into
+    OUT/grpo: the run folder and its history (one dict per iteration)."""
+    cfg = GRPOConfig(
+        group=args.group,
+        groups=args.groups,
+        temperature=args.temperature,
+        lr=args.lr,
+        kl=args.kl,
+        iterations=10**6,
+        minutes=args.grpo_minutes,
+        shaping=args.shaping,
+        goal=args.goal,
+        seed=args.seed,
+        learners=list(learners),
+    )
+    run_dir = os.path.join(args.out, "grpo")
+    with Progress("grpo town") as progress:
+        return run_dir, grpo(run_dir, base, cfg, progress=progress, days=args.days)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", default=f"runs/grpo_town-{time.strftime('%Y%m%d-%H%M%S')}")
@@ -138,23 +159,9 @@ def main() -> None:
     started = time.perf_counter()
     base, report = distilled_base(args)
     before = _evaluate(base, args, "base (distilled)", cache=True)
-    cfg = GRPOConfig(
-        group=args.group,
-        groups=args.groups,
-        temperature=args.temperature,
-        lr=args.lr,
-        kl=args.kl,
-        iterations=10**6,
-        minutes=args.grpo_minutes,
-        shaping=args.shaping,
-        goal=args.goal,
-        seed=args.seed,
-    )
-    run_dir = os.path.join(args.out, "grpo")
-    with Progress("grpo town") as progress:
-        history = grpo(run_dir, base, cfg, progress=progress, days=args.days)
+    run_dir, history = run_grpo(args, base)
     after = _evaluate(Run(run_dir).model, args, "after GRPO")
-    apart = before["ci95"][1] < after["ci95"][0] or after["ci95"][1] < before["ci95"][0]
+    apart = not intervals_overlap(before, after)
     summary = {
         "before": before,
         "after": after,

@@ -41,12 +41,11 @@ import time
 
 import numpy as np
 import torch
-from grpo_town import add_run_args, distilled_base
+from grpo_town import add_run_args, distilled_base, run_grpo
 
 from sparring.kit.atomic import atomic_file
-from sparring.kit.progress import Progress
 from sparring.lm.choice import LineScorer
-from sparring.lm.grpo import GRPOConfig, Run, _load, grpo
+from sparring.lm.grpo import Run, _load
 from sparring.lm.learners import evaluate_learners, intervals_overlap, learners_env
 from sparring.lm.town import make_brain
 
@@ -117,22 +116,7 @@ def main() -> None:
         for c, t, b in zip(args.characters, taught, before):
             print(f"character {c}: base - teacher {_difference(b, t)}")
         return
-    cfg = GRPOConfig(
-        group=args.group,
-        groups=args.groups,
-        temperature=args.temperature,
-        lr=args.lr,
-        kl=args.kl,
-        iterations=10**6,
-        minutes=args.grpo_minutes,
-        shaping=args.shaping,
-        goal=args.goal,
-        seed=args.seed,
-        learners=args.characters,
-    )
-    run_dir = os.path.join(args.out, "grpo")
-    with Progress("grpo town") as progress:
-        history = grpo(run_dir, base, cfg, progress=progress, days=args.days)
+    run_dir, history = run_grpo(args, base, args.characters)
     run = Run(run_dir, args.characters)
     after = _evaluate([_scorer(run.model_of(c)) for c in args.characters], args, "after GRPO")
     learners = []
