@@ -8,6 +8,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from sparring.players import fused_heads
 from sparring.players.heads import MaskedHeads
 from sparring.players.recurrent import CORES
 
@@ -57,7 +58,14 @@ class Policy(nn.Module):
       recurrence: "none", "lstm" or "mingru"; onehot: planes of a one-hot encoding of
       integer observations (0: use the scaled raw values); critic: "shared" (the value head reads the
       actor's features) or "separate" (the value has an MLP encoder of its own; MLP policies only).
+
+    On CPU, sampling and the training pass's log-probabilities and entropy run in
+    :mod:`~sparring.players.fused_heads` (one compiled pass over the flat logits); set ``fused_heads``
+    to False for the torch grid of :class:`~sparring.players.heads.MaskedHeads` everywhere (the
+    reference: the same distributions; the samples differ, they come from other random numbers).
     """
+
+    fused_heads: bool = True
 
     def __init__(
         self,
@@ -96,6 +104,7 @@ class Policy(nn.Module):
         self.critic_encoder = _mlp(inputs, hidden, layers) if critic == "separate" else None
         self.core = CORES[recurrence](hidden) if recurrence != "none" else None
         self.heads = MaskedHeads(np.asarray(head_sizes))
+        self._starts = fused_heads.head_starts(head_sizes)
         self.actor = _layer(hidden, self.heads.total, 0.01)
         self.critic = _layer(hidden, 1, 1.0)
         self.scale = float(scale)
@@ -125,13 +134,18 @@ class Policy(nn.Module):
         x = self.encoder(inputs)
         if self.core is not None:
             x, state = self.core.step(x, state, reset)
-        grid = self.heads.grid(self.actor(x), mask)
+        logits = self.actor(x)
         if greedy:
-            actions = self.heads.greedy(grid)
+            actions = self.heads.greedy(self.heads.grid(logits, mask))
             logprob = torch.zeros(actions.shape[0], device=actions.device)
+        elif self._fused(logits):
+            actions, logprob = fused_heads.sample(logits, mask, self._starts)
         else:
-            actions, logprob = self.heads.sample(grid)
+            actions, logprob = self.heads.sample(self.heads.grid(logits, mask))
         return actions, logprob, self._value(inputs, x).squeeze(-1), state
+
+    def _fused(self, logits: torch.Tensor) -> bool:
+        return self.fused_heads and logits.device.type == "cpu"
 
     def value(self, obs, state=(), reset=None) -> torch.Tensor:
         """State values [B] (used to bootstrap the end of a rollout)."""
@@ -155,8 +169,11 @@ class Policy(nn.Module):
         if self.core is not None:
             x = self.core.sequence(x, state, resets)
         x = x.reshape(-1, x.shape[-1])
-        grid = self.heads.grid(self.actor(x), mask.reshape(-1, mask.shape[-1]))
-        logprob, entropy = self.heads.log_prob_entropy(grid, actions.reshape(-1, actions.shape[-1]))
+        logits, mask, actions = self.actor(x), mask.reshape(-1, mask.shape[-1]), actions.reshape(-1, actions.shape[-1])
+        if self._fused(logits):
+            logprob, entropy = fused_heads.log_prob_entropy(logits, mask, actions, self._starts)
+        else:
+            logprob, entropy = self.heads.log_prob_entropy(self.heads.grid(logits, mask), actions)
         return logprob.view(lead), entropy.view(lead), self._value(inputs.reshape(-1, inputs.shape[-1]), x).view(lead)
 
 
