@@ -59,7 +59,11 @@ class TrainConfig:
         low=1,
     )
     ray_address: str = knob("", "Ray cluster address for vec=ray (empty: start a local Ray instance).")
-    threads: int = knob(0, "Torch CPU threads (0: all cores but one, at least one).", low=0)
+    threads: int = knob(
+        0,
+        "Torch CPU threads (0: every core the process may use; torch and the env threads take turns, never both).",
+        low=0,
+    )
     env_threads: int = knob(
         0,
         "Threads stepping the env batch (vec=inprocess; results are the same bytes for any count). 0: as many as "

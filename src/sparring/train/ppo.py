@@ -50,7 +50,7 @@ def _losses(policy, rollout, idx, adv, ret, cfg):
         pick = lambda x: x[:, idx]  # noqa: E731
     else:
         flat = lambda x: x.reshape(-1, *x.shape[2:])  # noqa: E731
-        pick = lambda x: flat(x)[idx]  # noqa: E731
+        pick = lambda x: flat(x).index_select(0, idx)  # noqa: E731
         newlogp, entropy, newv = policy.evaluate(pick(rollout.obs), pick(rollout.mask), pick(rollout.actions))
     old_logp, old_v, mb_adv, mb_ret = pick(rollout.logprob), pick(rollout.values), pick(adv), pick(ret)
     logratio = newlogp - old_logp

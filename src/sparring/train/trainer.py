@@ -36,6 +36,21 @@ def pick_device(name: str) -> torch.device:
     return torch.device(name)
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity, so ``taskset`` and container limits count)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def torch_threads_for(cfg: TrainConfig) -> int:
+    """Torch's CPU threads: ``cfg.threads``, or with 0 every usable core.
+
+    The rollout alternates inference and env steps and the update runs alone, so torch's threads
+    and the env's never compete for a core (see :func:`env_threads_for`); leaving a core idle only
+    loses its share of the update.
+    """
+    return cfg.threads or usable_cores()
+
+
 def env_threads_for(cfg: TrainConfig, torch_threads: int) -> int:
     """Threads for the env batch: ``cfg.env_threads``, or with 0 the torch thread count (1 unless vec=inprocess).
 
@@ -73,9 +88,7 @@ class Trainer:
     ):
         self.env_name, self.cfg = env_name, cfg
         torch.manual_seed(cfg.seed)
-        # auto leaves a core to the env step and the OS: two busy torch threads on two cores stall
-        # each other whenever anything else runs, which costs far more than the second thread gains
-        torch_threads = cfg.threads or max(1, (os.cpu_count() or 1) - 1)
+        torch_threads = torch_threads_for(cfg)
         torch.set_num_threads(torch_threads)
         self.env_threads = env_threads_for(cfg, torch_threads)
         self.device = pick_device(cfg.device)
