@@ -122,7 +122,8 @@ class Policy(nn.Module):
         """Raw observations (any dtype) -> the encoders' float inputs."""
         if self.onehot:
             return (obs.unsqueeze(-1) == self.codes.to(obs.dtype)).to(torch.float32).flatten(-2)
-        return obs.to(torch.float32) * self.scale
+        inputs = obs.to(torch.float32)
+        return inputs if self.scale == 1.0 else inputs * self.scale  # x * 1.0 == x: skip a pass over the batch
 
     def _value(self, inputs: torch.Tensor, features: torch.Tensor) -> torch.Tensor:
         """The value head over the actor's features, or over the critic's own encoding of ``inputs``."""

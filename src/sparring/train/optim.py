@@ -43,10 +43,17 @@ class Optimizers:
             opt.load_state_dict(part)
 
 
+def _adam(params: list, lr: float) -> torch.optim.Adam:
+    """Adam with eps 1e-5 (as CleanRL); fused (one kernel for every parameter, about 6% of a gauntlet update here)
+    where every parameter is on a CPU or CUDA device."""
+    fused = all(p.device.type in ("cpu", "cuda") for p in params) or None
+    return torch.optim.Adam(params, lr=lr, eps=1e-5, fused=fused)
+
+
 def make_optimizer(policy: nn.Module, name: str, lr: float) -> Optimizers:
     """Adam (eps 1e-5, as CleanRL), or Muon on 2-D weights of the encoder and core plus Adam elsewhere."""
     if name == "adam":
-        return Optimizers([torch.optim.Adam(policy.parameters(), lr=lr, eps=1e-5)])
+        return Optimizers([_adam(list(policy.parameters()), lr)])
     if name != "muon":
         raise ValueError(f"optimizer {name!r} is not one of ['adam', 'muon']")
     if not hasattr(torch.optim, "Muon"):
@@ -60,4 +67,4 @@ def make_optimizer(policy: nn.Module, name: str, lr: float) -> Optimizers:
         (matrices if hidden and p.ndim == 2 else rest).append(p)
     # match_rms_adamw scales Muon's update so the same learning rate suits both parts
     muon = torch.optim.Muon(matrices, lr=lr, weight_decay=0.0, adjust_lr_fn="match_rms_adamw")
-    return Optimizers([muon, torch.optim.Adam(rest, lr=lr, eps=1e-5)])
+    return Optimizers([muon, _adam(rest, lr)])
