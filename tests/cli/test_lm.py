@@ -85,6 +85,6 @@ def test_distill_saves_a_model_folder_and_reports_accuracy(tmp_path, capsys, mon
     assert "goal must be one of ['any', 'rich', 'house', 'gathering']" in capsys.readouterr().err
 
 
-def test_town_commands_refuse_other_envs(tmp_path, capsys):
-    assert main(["distill", "duel", "--out", str(tmp_path / "m"), *TINY]) == 2
-    assert "this command plays a town env (town, town16, town64), got 'duel'" in capsys.readouterr().err
+def test_lm_commands_refuse_envs_without_a_text_face(tmp_path, capsys):
+    assert main(["distill", "squared", "--out", str(tmp_path / "m"), *TINY]) == 2
+    assert "env 'squared' has no text face: declare `text = ...`" in capsys.readouterr().err

@@ -54,3 +54,16 @@ def town_model(tmp_path_factory):
     )
     report = distill(out, cfg, days=1)
     return out, report
+
+
+@pytest.fixture(scope="session")
+def duel_model(tmp_path_factory):
+    """A duel model folder distilled for a few steps from the noisy robot (a 1-layer, 32-wide model)."""
+    from sparring.lm.distill import DistillConfig, distill
+
+    out = str(tmp_path_factory.mktemp("duel") / "distilled")
+    cfg = DistillConfig(
+        episodes=2, held_out=0.5, steps=2, batch_size=4, vocab=400, hidden=32, layers=1, heads=2, intermediate=64
+    )
+    distill(out, cfg, "duel", max_ticks=30)
+    return out

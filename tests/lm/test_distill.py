@@ -22,26 +22,26 @@ def test_turns_record_the_teachers_legal_choice():
 
 
 def test_plan_labels_are_the_noisy_teachers_action_before_its_noise():
-    noisy = collect_turns("scripted:planner_noisy:1.0", 1, seed=4, days=1)  # every action random
-    planned = collect_turns("scripted:planner_noisy:1.0", 1, seed=4, days=1, labels="plan")
+    noisy = collect_turns("scripted:planner:1.0", 1, seed=4, days=1)  # every action random
+    planned = collect_turns("scripted:planner:1.0", 1, seed=4, days=1, labels="plan")
     assert [s.turn for s in noisy] == [s.turn for s in planned]  # the same states: the teacher plays either way
     planner = collect_turns("scripted:planner", 1, seed=4, days=1)
     assert [s.choice for s in noisy] != [s.choice for s in planned]
     assert planned[0].choice == planner[0].choice  # the first state is the same; later ones follow the noise
-    with pytest.raises(ValueError, match="plan needs a scripted:planner_noisy teacher"):
+    with pytest.raises(ValueError, match="plan needs a noisy scripted teacher"):
         collect_turns("scripted:planner", 1, seed=4, days=1, labels="plan")
     with pytest.raises(ValueError, match="labels must be one of"):
-        collect_turns("scripted:planner_noisy", 1, seed=4, days=1, labels="soft")
+        collect_turns("scripted:planner:0.3", 1, seed=4, days=1, labels="soft")
 
 
 def test_dagger_states_are_the_players_and_the_labels_the_teachers():
     from sparring.players.simple import RandomPlayer
 
-    taught = collect_turns("scripted:planner_noisy:0", 1, seed=4, days=1, actor=RandomPlayer(1))
-    planned = collect_turns("scripted:planner_noisy:1.0", 1, seed=4, days=1, labels="plan", actor=RandomPlayer(1))
+    taught = collect_turns("scripted:planner:0", 1, seed=4, days=1, actor=RandomPlayer(1))
+    planned = collect_turns("scripted:planner:1.0", 1, seed=4, days=1, labels="plan", actor=RandomPlayer(1))
     assert [s.turn for s in taught] == [s.turn for s in planned]  # the random player's states either way
     assert [s.choice for s in taught] == [s.choice for s in planned]  # a noiseless teacher's action is its plan
-    own = collect_turns("scripted:planner_noisy:0", 1, seed=4, days=1)
+    own = collect_turns("scripted:planner:0", 1, seed=4, days=1)
     assert [s.turn for s in own][1:] != [s.turn for s in taught][1:]
 
 
@@ -84,7 +84,7 @@ def test_a_dagger_round_adds_the_students_turns(tmp_path):
         context=2048,
         threads=1,
         labels="plan",
-        teacher="scripted:planner_noisy",
+        teacher="scripted:planner:0.3",
         dagger=1,
         dagger_episodes=1,
         dagger_steps=1,

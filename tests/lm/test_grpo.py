@@ -12,7 +12,7 @@ from sparring.cli import main
 from sparring.lm.choice import LineScorer
 from sparring.lm.grpo import GRPOConfig, _load, advantages, grpo, policy_logp, update
 from sparring.lm.learners import play_learners
-from sparring.lm.rollout import learner_env
+from sparring.lm.learners import learners_env
 
 
 @pytest.fixture()
@@ -27,8 +27,8 @@ def test_advantages_are_normalised_per_group():
 
 
 def test_copies_of_a_group_differ_only_by_the_models_choices(scorer):
-    starts = learner_env(1, 11, goal="gathering", days=1)
-    batch = learner_env(3, 0, days=1)
+    starts = learners_env(1, 11, [0], goal="gathering", days=1)
+    batch = learners_env(3, 0, [0], days=1)
     batch.restore(None, np.repeat(starts.snapshot(), 3))
     assert (batch.records["goal"][:, 0] == 2).all()
     out = play_learners([scorer], batch, [0], 1e-4, np.random.default_rng(0), turns=4)  # near-greedy: same choices
@@ -38,7 +38,7 @@ def test_copies_of_a_group_differ_only_by_the_models_choices(scorer):
 
 
 def test_an_update_raises_the_probability_of_lines_with_positive_advantage(scorer):
-    batch = learner_env(2, 5, days=1)
+    batch = learners_env(2, 5, [0], days=1)
     turns = play_learners([scorer], batch, [0], 1.0, np.random.default_rng(1), turns=2).turns[0]
     before = [lp[t.choice].item() for lp, t in zip(policy_logp(scorer, turns, 1.0), turns)]
     adv = np.array([1.0, -1.0])
@@ -93,7 +93,7 @@ def test_two_learners_train_their_own_copies_and_resume(town_model, tmp_path):
     assert [h["iteration"] for h in grpo(out, None, cfg, resume=True)] == [0, 1]
     with pytest.raises(ValueError, match="trained with --learners 0,1, got --learners 0; pass --learners 0,1"):
         grpo(out, None, GRPOConfig(iterations=3), resume=True)
-    with pytest.raises(ValueError, match="learners must be distinct character indices"):
+    with pytest.raises(ValueError, match="learners must be distinct seat indices"):
         grpo(str(tmp_path / "bad"), town_model[0], GRPOConfig(learners=[0, 99]))
 
 
@@ -143,24 +143,12 @@ def test_cli_grpo_and_bad_arguments(town_model, tmp_path, capsys, monkeypatch):
     assert "grpo 1/1: reward" in captured.err
     assert main(["grpo", "town", "--model", str(tmp_path / "none"), "--out", str(tmp_path / "x")]) == 2
     assert "--model must be a model folder" in capsys.readouterr().err
-    assert main(["grpo", "duel", "--model", town_model[0], "--out", str(tmp_path / "y")]) == 2
-    assert "plays a town env" in capsys.readouterr().err
+    assert main(["grpo", "squared", "--model", town_model[0], "--out", str(tmp_path / "y")]) == 2
+    assert "env 'squared' has no text face" in capsys.readouterr().err
     assert main(["grpo", "town", "--model", town_model[0], "--out", str(tmp_path / "z"), "--learners", "0,x"]) == 2
-    assert "want comma-separated character indices, e.g. 0,1; got '0,x'" in capsys.readouterr().err
+    assert "want comma-separated seat indices, e.g. 0,1; got '0,x'" in capsys.readouterr().err
     assert main(["play", "town", "--brain", "nobody"]) == 2
-    assert "unknown brain 'nobody'" in capsys.readouterr().err
-
-
-def test_gathering_progress_rewards_the_tavern_and_company():
-    from sparring.envs.town.world import PLACE_COL, PLACE_ROW, TAVERN
-    from sparring.lm.rollout import progress
-
-    s = learner_env(1, 3, goal="gathering", days=1).records[0].copy()
-    assert progress(s) == 0.0  # at home
-    s["row"][:3], s["col"][:3] = PLACE_ROW[TAVERN], PLACE_COL[TAVERN]
-    assert progress(s) == pytest.approx(0.3 + 0.6 * 2 / 3)
-    s["goal_done"][0] = 1
-    assert progress(s) == 1.0
+    assert "unknown player 'nobody'" in capsys.readouterr().err
 
 
 def test_a_lora_update_trains_only_the_adapters_and_the_reference_is_the_base(town_model):
@@ -174,7 +162,9 @@ def test_a_lora_update_trains_only_the_adapters_and_the_reference_is_the_base(to
     trainable = {n for n, p in policy.named_parameters() if p.requires_grad}
     assert trainable and all("lora_" in n for n in trainable)
     before = {n: p.detach().clone() for n, p in policy.named_parameters()}
-    turns = play_learners([scorer], learner_env(2, 5, days=1), [0], 1.0, np.random.default_rng(1), turns=2).turns[0]
+    turns = play_learners([scorer], learners_env(2, 5, [0], days=1), [0], 1.0, np.random.default_rng(1), turns=2).turns[
+        0
+    ]
     opt = torch.optim.AdamW([p for p in policy.parameters() if p.requires_grad], lr=1e-2)
     update(scorer, ref, opt, turns, np.array([1.0, -1.0]), GRPOConfig(kl=0.1, minibatch=64), np.random.default_rng(0))
     changed = {n for n, p in policy.named_parameters() if not torch.equal(p, before[n])}

@@ -6,10 +6,12 @@ import pytest
 from sparring.kit.batch import BatchedEnv
 from sparring.kit import registry
 from sparring.lm.grpo import GRPOConfig, grpo
-from sparring.lm.rollout import LEARNER, learner_env
+from sparring.lm.learners import learners_env
 from sparring.lm.starts import StartStates
 from sparring.players import make_player
 from sparring.record import record_episodes
+
+LEARNER = 0
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +26,7 @@ def town_recording(tmp_path_factory):
 def test_fresh_starts_are_the_seeded_new_episodes():
     drawn = StartStates("fresh", "town", {"days": 1}).draw(2, np.random.default_rng(3), "gathering")
     seed = int(np.random.default_rng(3).integers(2**31))
-    assert drawn.tobytes() == learner_env(2, seed, "town", "gathering", days=1).snapshot().tobytes()
+    assert drawn.tobytes() == learners_env(2, seed, [LEARNER], "town", "gathering", days=1).snapshot().tobytes()
 
 
 def test_recorded_starts_are_recorded_ticks_with_the_learner_in_play(town_recording):
@@ -46,7 +48,7 @@ def test_archived_starts_are_playable_archive_cells(tmp_path):
     from sparring.envs.town.env import Town
     from sparring.explore.archive import Archive
 
-    batch = learner_env(4, 2, "town", days=1)
+    batch = learners_env(4, 2, [LEARNER], "town", days=1)
     archive = Archive(Town)
     for _ in range(6):
         batch.step(np.zeros((batch.rows, 1), np.int32))

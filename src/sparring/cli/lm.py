@@ -1,4 +1,8 @@
-"""``sparring serve``, ``build-lm``, ``distill``, ``grpo``, and the ``--brain`` town games of ``sparring play``."""
+"""``sparring serve``, ``build-lm``, ``distill``, ``grpo``, and the ``--brain`` games of ``sparring play``.
+
+``distill``, ``grpo`` and text brains take any env with a text face (:mod:`sparring.kit.text`); an env
+without one gets one line naming what to declare.
+"""
 
 from __future__ import annotations
 
@@ -11,12 +15,15 @@ import sys
 from sparring.cli.overrides import env_overrides
 from sparring.cli.values import count
 
-TOWNS = "town, town16, town64"
+ENVS = "an env with a text face (`sparring list`: town, duel, serpent, ...)"
 
 
-def _town(name: str) -> str:
-    if not name.startswith("town"):
-        raise ValueError(f"this command plays a town env ({TOWNS}), got {name!r}")
+def _spoken(name: str) -> str:
+    """``name`` if it is a registered env with a text face; a one-line error naming what to declare otherwise."""
+    from sparring.kit import registry
+    from sparring.kit.text import require_face
+
+    require_face(registry.get(name))
     return name
 
 
@@ -79,10 +86,11 @@ def cmd_distill(args, extra) -> int:
     from sparring.kit.progress import Progress
     from sparring.lm.distill import DistillConfig, distill
 
-    cfg = DistillConfig(**{f.name: getattr(args, f.name) for f in dataclasses.fields(DistillConfig)})
+    fields = {f.name: getattr(args, f.name) for f in dataclasses.fields(DistillConfig)}
+    cfg = DistillConfig(**{**fields, "teacher": args.teacher or ""})
     try:
         with Progress(f"distill {args.env}") as progress:
-            report = distill(args.out, cfg, _town(args.env), progress=progress, **env_overrides(extra))
+            report = distill(args.out, cfg, _spoken(args.env), progress=progress, **env_overrides(extra))
     except FileExistsError as exc:
         raise ValueError(str(exc)) from None
     print(
@@ -103,7 +111,7 @@ def cmd_grpo(args, extra) -> int:
         raise ValueError(f"--resume keeps the run's env config; drop {sorted(env_config)}")
     cfg = GRPOConfig(**{f.name: getattr(args, f.name) for f in dataclasses.fields(GRPOConfig)})
     with Progress(f"grpo {args.env}") as progress:
-        history = grpo(args.out, args.model, cfg, args.resume, _town(args.env), progress, **env_config)
+        history = grpo(args.out, args.model, cfg, args.resume, _spoken(args.env), progress, **env_config)
     run = Run(args.out)
     last = history[-1] if history else {}
     print(json.dumps({"out": run.out, "iterations": len(history), "last": last, "plot": run.plot}))
@@ -111,11 +119,13 @@ def cmd_grpo(args, extra) -> int:
 
 
 def play_brains(args, env_config: dict) -> int:
-    """``sparring play TOWN --brain ...``: play a town with a brain per character, record it, print goal success
-    and fallbacks."""
-    from sparring.lm.town_play import play_town
+    """``sparring play ENV --brain ...``: play an env with a brain per seat, record it, print each seat's
+    success and the brains' fallbacks."""
+    from sparring.kit.progress import Progress
+    from sparring.lm.play import play_brains as play
 
-    report = play_town(args.brain, args.episodes, args.seed, args.record, _town(args.env), **env_config)
+    with Progress(f"play {args.env}") as progress:
+        report = play(args.brain, args.episodes, args.seed, args.record, args.env, progress=progress, **env_config)
     print(report.text())
     return 0
 
@@ -126,12 +136,11 @@ def add_brain_args(p: argparse.ArgumentParser) -> None:
         "--brain",
         action="append",
         metavar="SPEC",
-        help="a brain per character in order, the last repeating: scripted[:NAME], "
-        "scripted:planner_noisy[:P], checkpoint:PATH, openai:URL:MODEL (key from $OPENAI_API_KEY), "
-        "local:DIR (town envs)",
+        help="a brain per seat in order, the last repeating: scripted[:NAME[:P]], random, checkpoint:PATH, "
+        "openai:URL:MODEL (key from $OPENAI_API_KEY), local:DIR (text brains: envs with a text face)",
     )
     p.add_argument("--episodes", type=int, default=1, help="with --brain: episodes to play")
-    p.add_argument("--record", metavar="DIR", help="with --brain: record the episodes to DIR/town.parquet")
+    p.add_argument("--record", metavar="DIR", help="with --brain: record the episodes to DIR/ENV.parquet")
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -142,11 +151,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     )
     # their flags come from config dataclasses of modules that import torch: added when the command is parsed
     p = sub.add_parser(
-        "distill", help="record a teacher's town turns and fine-tune a new small model on them", arguments=_add_distill
+        "distill", help="record a teacher's turns and fine-tune a new small model on them", arguments=_add_distill
     )
     p.set_defaults(fn=cmd_distill)
     p = sub.add_parser(
-        "grpo", help="GRPO of a model folder as town character 0 on the in-game outcome", arguments=_add_grpo
+        "grpo", help="GRPO of a model folder as an env's seat 0 on the in-game outcome", arguments=_add_grpo
     )
     p.set_defaults(fn=cmd_grpo)
 
@@ -194,16 +203,20 @@ def _add_build_lm(p: argparse.ArgumentParser) -> None:
 def _add_distill(p: argparse.ArgumentParser) -> None:
     from sparring.lm.distill import DistillConfig
 
-    p.add_argument("env", help=TOWNS)
+    p.add_argument("env", help=ENVS)
     p.add_argument("--out", required=True, help="new model folder")
     _config_args(p, DistillConfig(), skip={"teacher"})
-    p.add_argument("--teacher", default=DistillConfig.teacher, help="brain spec, e.g. scripted:planner_noisy:0.3")
+    p.add_argument(
+        "--teacher",
+        default=None,
+        help="brain spec, e.g. scripted:planner:0.3 (default: the env's best scripted player with noise 0.3)",
+    )
 
 
 def _add_grpo(p: argparse.ArgumentParser) -> None:
     from sparring.lm.grpo import GRPOConfig
 
-    p.add_argument("env", help=TOWNS)
+    p.add_argument("env", help=ENVS)
     p.add_argument("--model", help="the base model folder (not needed with --resume)")
     p.add_argument("--out", required=True, help="run folder: model/, metrics.jsonl, success.png, state")
     p.add_argument("--resume", action="store_true", help="continue the run in --out where it stopped")
@@ -212,16 +225,16 @@ def _add_grpo(p: argparse.ArgumentParser) -> None:
         "--learners",
         type=_characters,
         default=GRPOConfig().learners,
-        help="learning characters, comma-separated (e.g. 0,1), each its own copy of the model (default 0)",
+        help="learning seats, comma-separated (e.g. 0,1), each its own copy of the model (default 0)",
     )
 
 
 def _characters(text: str) -> list[int]:
-    """``--learners``: comma-separated character indices."""
+    """``--learners``: comma-separated seat indices."""
     try:
         return [int(c) for c in text.split(",")]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"want comma-separated character indices, e.g. 0,1; got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"want comma-separated seat indices, e.g. 0,1; got {text!r}") from None
 
 
 def _config_args(p: argparse.ArgumentParser, defaults, skip=frozenset()) -> None:

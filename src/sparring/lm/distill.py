@@ -1,14 +1,16 @@
-"""``sparring distill town``: record a teacher's turns, build the small model from their text, fine-tune, save.
+"""``sparring distill ENV``: record a teacher's turns, build the small model from their text, fine-tune, save.
 
-The learner is character 0 of a town whose other characters are played by
-the planner inside the env (``background = characters - 1``). Every turn of
-the teacher becomes a sample (the turn's prompt -> the chosen legal line).
+Any env with a text face (:mod:`sparring.kit.text`). The learner is seat 0;
+the env plays what it can of the other seats (its face's ``configure``: town's
+planner plays every other character, duel's ``opponent`` the other fighter).
+Every turn of the teacher becomes a sample (the turn's prompt -> the legal
+line that stands for its action, the face's ``line_of``).
 Training minimises the cross-entropy of the teacher's line among the legal
 lines (the policy :class:`~sparring.lm.choice.LineScorer` decodes with) plus
 the line's own token loss (so free generation answers with a line too).
 Held-out accuracy is over the turns of episodes never trained on.
 
-With ``labels="plan"`` (a ``scripted:planner_noisy`` teacher only) the noisy
+With ``labels="plan"`` (a noisy scripted teacher ``scripted:NAME:P`` only) the noisy
 teacher still plays, so the states are the ones its mistakes lead to, but each
 turn is labelled with the teacher's plan, its action before the noise (the
 DART recipe: noise in the expert's rollouts, clean labels). A student copying
@@ -28,23 +30,27 @@ import time
 
 import numpy as np
 
+from sparring.kit import registry
 from sparring.kit.progress import silent
-from sparring.players import ScriptedPlayer
+from sparring.kit.text import require_face
+from sparring.lm.learners import give_goal, learners_env
 from sparring.lm.model import ModelSize
-from sparring.lm.rollout import LEARNER, learner_env, set_goal
-from sparring.lm.town import NoisyPlanner, Turn, make_brain, turn
+from sparring.lm.specs import DEFAULT_NOISE, Turn, make_brain, turn
+from sparring.players.noisy import NoisyPlayer
 
 
 @dataclasses.dataclass
 class DistillConfig:
     """Knobs of :func:`distill`."""
 
-    teacher: str = "scripted:planner_noisy"
-    """Brain spec of the teacher (see ``sparring.lm.town.SPECS``)."""
+    teacher: str = ""
+    """Brain spec of the teacher (see :func:`sparring.lm.specs.specs_of`); empty: the env's best scripted player
+    with noise 0.3 (``scripted:BEST:0.3``, town's ``scripted:planner:0.3``)."""
     episodes: int = 48
     """Teacher episodes recorded."""
     goal: str = "any"
-    """Give character 0 this goal in every episode: any (keep the random one), rich, house or gathering."""
+    """Give seat 0 this goal in every episode (one of the face's goals; town: rich, house or gathering); any:
+    keep the env's."""
     held_out: float = 0.125
     """Fraction of those episodes kept for the accuracy test (at least one)."""
     steps: int = 400
@@ -65,7 +71,7 @@ class DistillConfig:
     threads: int | None = None
     """torch CPU threads (default: torch's)."""
     labels: str = "teacher"
-    """What each turn is labelled with: teacher (the action it took) or plan (a planner_noisy teacher's action
+    """What each turn is labelled with: teacher (the action it took) or plan (a noisy scripted teacher's action
     before its noise)."""
     dagger: int = 0
     """DAgger rounds after the first training: the student plays ``dagger_episodes`` episodes (sampling at
@@ -76,6 +82,7 @@ class DistillConfig:
 
 
 LABELS = ("teacher", "plan")
+LEARNER = 0  # the seat distilled
 DAGGER_SEED = 7_919  # DAgger round r plays towns seeded cfg.seed + DAGGER_SEED * (r + 1): not the teacher's
 
 
@@ -86,6 +93,13 @@ class Sample:
     turn: Turn
     choice: int
     episode: int
+
+
+def default_teacher(env_cls) -> str:
+    """The teacher of an empty ``teacher`` spec: the env's best scripted player with noise 0.3."""
+    if not env_cls.best_scripted:
+        raise ValueError(f"env {env_cls.name!r} has no scripted player to teach; give --teacher SPEC")
+    return f"scripted:{env_cls.best_scripted}:{DEFAULT_NOISE}"
 
 
 def collect_turns(
@@ -100,27 +114,29 @@ def collect_turns(
     actor=None,
     **config,
 ) -> list[Sample]:
-    """Character 0's turns in ``episodes`` episodes (the rest of the town is the planner), played by the teacher
-    or by ``actor`` (a player: DAgger's student), each labelled with the teacher's action (``labels="teacher"``)
-    or a noisy planner's plan (``"plan"``); ``progress`` (a :class:`~sparring.kit.progress.Progress`) counts the
-    episodes and the turns."""
+    """Seat 0's turns in ``episodes`` episodes, played by the teacher or by ``actor`` (a player: DAgger's
+    student), each labelled with the line of the teacher's action (``labels="teacher"``) or of a noisy scripted
+    teacher's plan (``"plan"``); ``progress`` (a :class:`~sparring.kit.progress.Progress`) counts the episodes
+    and the turns."""
     progress = progress or silent()
-    batch = learner_env(min(num_envs, episodes), seed, env, goal, **config)
-    brain = make_brain(teacher, batch, seed)
-    if labels not in LABELS or (labels == "plan" and not isinstance(brain, NoisyPlanner)):
+    batch = learners_env(min(num_envs, episodes), seed, [LEARNER], env, goal, **config)
+    cls, cfg = batch.env_cls, batch.config
+    face = require_face(cls)
+    brain = make_brain(teacher or default_teacher(cls), batch, seed)
+    if labels not in LABELS or (labels == "plan" and not isinstance(brain, NoisyPlayer)):
         raise ValueError(
-            f"labels must be one of {list(LABELS)}, and plan needs a scripted:planner_noisy teacher; "
+            f"labels must be one of {list(LABELS)}, and plan needs a noisy scripted teacher (scripted:NAME:P); "
             f"got {labels!r} with {teacher!r}"
         )
-    plan = ScriptedPlayer(batch, "planner") if labels == "plan" else None  # deterministic: the teacher's plan
+    plan = brain.inner if labels == "plan" else None  # deterministic: the teacher's plan
     samples: list[Sample] = []
     done = 0
     progress.start(episodes, unit="episode")
     while done < episodes:
         playing = min(batch.num_envs, episodes - done)
         while not batch.done[:playing].all():
-            envs = [e for e in range(playing) if not batch.done[e] and batch.records["alive"][e][LEARNER]]
-            actions = np.zeros((batch.rows, 1), np.int32)
+            envs = [e for e in range(playing) if not batch.done[e] and face.acting(batch.records[e], cfg, LEARNER)]
+            actions = np.zeros((batch.rows, len(batch.heads.sizes)), np.int32)
             if envs:
                 rows = np.array([e * batch.num_agents + LEARNER for e in envs], np.int64)
                 chosen = (actor or brain).act(batch, rows)
@@ -129,14 +145,14 @@ def collect_turns(
                 else:  # the teacher's own action; asked on the student's states when the student plays
                     label = chosen if actor is None else brain.act(batch, rows)
                 actions[rows] = chosen
-                for e, a in zip(envs, label[:, 0]):
-                    t = turn(batch.records[e], batch.config, LEARNER)
-                    samples.append(Sample(t, t.actions.index(int(a)), done + e))
+                for e, a in zip(envs, label):
+                    s = batch.records[e]
+                    samples.append(Sample(turn(cls, s, cfg, LEARNER), face.line_of(s, cfg, LEARNER, a), done + e))
             batch.step(actions)
             progress.update(done + int(batch.done[:playing].sum()), {"turns": len(samples)})
         done += playing
         batch.reset_envs(np.arange(batch.num_envs))
-        set_goal(batch, goal)
+        give_goal(batch, [LEARNER], goal)
     return samples
 
 
@@ -212,11 +228,11 @@ def fit(scorer, opt, train: list[Sample], steps: int, cfg: DistillConfig, rng: n
 
 def student_turns(scorer, cfg: DistillConfig, round_: int, env: str = "town", progress=None, **env_config):
     """DAgger round ``round_``: the student (``scorer``'s model, sampling at temperature 1) plays
-    ``cfg.dagger_episodes`` episodes as character 0 in towns of their own seed; the teacher labels its states."""
+    ``cfg.dagger_episodes`` episodes as seat 0 in envs of their own seed; the teacher labels its states."""
     import tempfile
 
     from sparring.lm.model import save_model_folder
-    from sparring.lm.town import ChoiceBrain
+    from sparring.lm.specs import ChoiceBrain
 
     with tempfile.TemporaryDirectory() as tmp:  # the student as a player: a copy of it, saved and loaded
         folder = save_model_folder(scorer.model, scorer.tokenizer, os.path.join(tmp, "student"))
@@ -289,7 +305,7 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
         fit(scorer, opt, train, cfg.dagger_steps, cfg, rng, progress)
     progress.status("measuring held-out and train accuracy")
     report = {
-        "teacher": cfg.teacher,
+        "teacher": cfg.teacher or default_teacher(registry.get(env)),
         "labels": cfg.labels,
         "env": env,
         "env_config": env_config,

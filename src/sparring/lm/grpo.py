@@ -1,16 +1,19 @@
-"""``sparring grpo town``: GRPO on the in-game outcome, with groups played from one restored world state.
+"""``sparring grpo ENV``: GRPO on the in-game outcome, with groups played from one restored world state.
 
-Each iteration takes ``groups`` start states (fresh episodes seeded by the run
-seed and the iteration, recorded ticks or archive cells: ``starts``, see
-:mod:`sparring.lm.starts`) and restores each ``group`` times;
-each learning character (``learners``, character 0 by default) samples its
-lines from its own copy of the model (the rest of the town is the planner)
-and plays each copy of the town for ``turns`` ticks or to the episode end. A
-learner's reward in a copy is its goal completion plus ``shaping`` x its best
-progress towards the goal; its advantage is that reward normalised within
-the group, over its own rewards only. Each learner has its own weights and
-optimizer (not one shared model): a character's update then comes only from
-its own turns, and the learners can grow apart, as characters of a town do.
+Any env with a text face (:mod:`sparring.kit.text`). Each iteration takes
+``groups`` start states (fresh episodes seeded by the run seed and the
+iteration, recorded ticks or archive cells: ``starts``, see
+:mod:`sparring.lm.starts`) and restores each ``group`` times; each learning
+seat (``learners``, seat 0 by default) samples its lines from its own copy of
+the model (the env plays what it can of the other seats, the env's best
+scripted player the rest: :mod:`sparring.lm.learners`) and plays each copy for
+``turns`` ticks or to the episode end. A learner's reward in a copy is its
+return there (the env's own reward) plus ``shaping`` x its best progress by the
+env's face; its advantage is that reward normalised within the group, over its
+own rewards only; its success (reported) is the face's. Each learner has its
+own weights and optimizer (not one shared model): a seat's update then comes
+only from its own turns, and the learners can grow apart, as characters of a
+town do.
 The env's dice live in the record, so the copies of a group differ only by
 what the models chose, and every turn of a learner in a copy is a sample
 with its advantage there (per-turn credit). The loss is PPO's clipped
@@ -34,8 +37,9 @@ from sparring.kit.atomic import atomic_file, atomic_folder, atomic_path
 from sparring.kit.progress import silent
 from sparring.lm.lora import AdapterOff, add_lora, peft_quiet
 from sparring.lm.model import save_model_folder
-from sparring.lm.learners import check_learners, learners_env, play_learners, set_goals
-from sparring.lm.rollout import GOALS, TurnSample
+from sparring.kit import registry
+from sparring.kit.text import check_goal, require_face
+from sparring.lm.learners import TurnSample, check_learners, learners_env, play_learners, set_goals
 from sparring.lm.starts import StartStates
 
 DEFAULT_LEARNERS = [0]
@@ -66,10 +70,11 @@ class GRPOConfig:
     turns: int = 0
     """Ticks each copy plays (0: to the episode end)."""
     shaping: float = 0.3
-    """Weight of the learner's best progress towards its goal in the reward (0: goal completion only); it gives
-    groups whose copies all fail a gradient."""
+    """Weight of the learner's best progress (by the env's text face) in the reward (0: its return only); it
+    gives groups whose copies all fail a gradient."""
     goal: str = "any"
-    """Give character 0 this goal in every start state: any (keep the random one), rich, house or gathering."""
+    """Give every learner this goal in every start state (one of the face's goals; town: rich, house or
+    gathering); any: keep the env's."""
     starts: str = "fresh"
     """Where groups start: fresh (a new episode each), recording:PATH (recorded ticks) or archive:DIR (Go-Explore
     archive cells); see sparring.lm.starts."""
@@ -81,8 +86,8 @@ class GRPOConfig:
     lora: int = 0
     """LoRA rank (alpha twice the rank); 0: full fine-tuning."""
     learners: list[int] = dataclasses.field(default_factory=lambda: list(DEFAULT_LEARNERS))
-    """The learning characters, each played by its own copy of the model with its own optimizer (the rest of
-    the town is the planner)."""
+    """The learning seats, each played by its own copy of the model with its own optimizer (the env plays what
+    it can of the rest)."""
 
 
 def advantages(rewards: np.ndarray, group: int) -> np.ndarray:
@@ -292,14 +297,15 @@ def grpo(
 
     from sparring.lm.choice import LineScorer
 
-    if cfg.group < 2 or cfg.groups < 1 or cfg.temperature <= 0 or cfg.goal not in GOALS or cfg.kl < 0:
+    if cfg.group < 2 or cfg.groups < 1 or cfg.temperature <= 0 or cfg.kl < 0:
         raise ValueError(
-            f"grpo needs group >= 2, groups >= 1, temperature > 0, kl >= 0 and goal in {list(GOALS)}; "
-            f"got {cfg.group}, {cfg.groups}, {cfg.temperature}, {cfg.kl}, {cfg.goal!r}"
+            f"grpo needs group >= 2, groups >= 1, temperature > 0 and kl >= 0; "
+            f"got {cfg.group}, {cfg.groups}, {cfg.temperature}, {cfg.kl}"
         )
+    check_goal(require_face(registry.get(env)), cfg.goal)
     if cfg.lora < 0:
         raise ValueError(f"--lora must be a LoRA rank >= 1, or 0 for full fine-tuning; got {cfg.lora}")
-    characters = check_learners(cfg.learners, env)
+    characters = check_learners(cfg.learners, env, env_config)
     run = Run(out, characters)
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
@@ -320,7 +326,7 @@ def grpo(
             )
         base, start, env, env_config = state["base"], state["iteration"], state["env"], state["env_config"]
         progress.status(f"building the {env} start states ({cfg.starts}; compiling the env's kernels on a first run)")
-        sources = StartStates(cfg.starts, env, env_config)
+        sources = StartStates(cfg.starts, env, env_config, characters)
         progress.status(f"loading the policy from {run.out}")
         policies = []
         for c in characters:
@@ -335,11 +341,11 @@ def grpo(
                 policies.append(policy)
     else:
         if model is None or not os.path.isfile(os.path.join(model, "config.json")):
-            raise ValueError(f"--model must be a model folder (e.g. from `sparring distill town`), got {model!r}")
+            raise ValueError(f"--model must be a model folder (e.g. from `sparring distill {env}`), got {model!r}")
         if os.path.exists(run.out) and os.listdir(run.out):
             raise ValueError(f"{run.out} is not empty; choose a new --out, or pass --resume to continue it")
         progress.status(f"building the {env} start states ({cfg.starts}; compiling the env's kernels on a first run)")
-        sources = StartStates(cfg.starts, env, env_config)
+        sources = StartStates(cfg.starts, env, env_config, characters)
         os.makedirs(run.out, exist_ok=True)
         base, start = os.path.abspath(model), 0
         progress.status(f"loading the model {base}")
@@ -368,11 +374,11 @@ def grpo(
         progress.status(f"iteration {it + 1}: playing {cfg.groups} groups of {cfg.group} copies")
         batch = learners_env(cfg.groups * cfg.group, 0, characters, env, "any", **env_config)
         records = sources.draw(cfg.groups, rng, cfg.goal)
-        set_goals(records, characters, cfg.goal)
+        set_goals(batch.env_cls, records, characters, cfg.goal)
         batch.restore(None, np.repeat(records, cfg.group))
         scorers = [learner.scorer for learner in learners]
         played = play_learners(scorers, batch, characters, cfg.temperature, rng, cfg.turns, cfg.batch_size)
-        rewards = played.success + cfg.shaping * played.progress  # (copies, learners)
+        rewards = played.returns + cfg.shaping * played.progress  # (copies, learners)
         t0 = time.perf_counter()
         progress.status(f"iteration {it + 1}: updating the policy on {sum(map(len, played.turns))} turns")
         per = {}
@@ -381,6 +387,7 @@ def grpo(
             stats = update(learner.scorer, learner.ref, learner.opt, played.turns[j], adv, cfg, rng)
             per[str(learner.character)] = {
                 "reward": float(rewards[:, j].mean()),
+                "return": float(played.returns[:, j].mean()),
                 "success_rate": float(played.success[:, j].mean()),
                 "kl": stats["kl"],
                 "loss": stats["loss"],
@@ -409,6 +416,12 @@ def grpo(
             "learners": per,
         }
         history.append(row)
+        if row["turns"] and not row["trained_turns"]:
+            progress.print(
+                f"grpo {it + 1}: warning: every copy in each group got the same reward, so no turn was trained; "
+                "give the groups a signal: --shaping above 0 (progress), a higher --temperature, a larger --group, "
+                "or --starts nearer the outcome (recording:PATH, archive:DIR)"
+            )
         each = "" if len(per) == 1 else " (" + ", ".join(f"{c}: {p['success_rate']:.3f}" for c, p in per.items()) + ")"
         progress.print(
             f"grpo {it + 1}/{cfg.iterations}: reward {row['reward']:.3f} success {row['success_rate']:.3f}{each} "

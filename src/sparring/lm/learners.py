@@ -1,10 +1,12 @@
-"""Several learning characters in one town, each with its own brain: multi-learner GRPO's rollouts and evaluation.
+"""Several learning seats in one env, each with its own brain: GRPO's rollouts and the evaluation, for any env
+with a text face.
 
-The ``learners`` are character indices; each is played by its own brain (a
+The ``learners`` are seat indices; each is played by its own brain (a
 :class:`~sparring.lm.choice.LineScorer` sampling its lines, or a player such as
-the noisy planner). The characters after the last learner are the planner
-inside the env (``background``); characters before it that are not learners
-are the planner too, asked here. One learner is ``learners = [0]``.
+a noisy scripted teacher). The face's ``configure`` hands what it can of the
+other seats to the env itself (town: the planner plays every character after
+the last learner; duel: its ``opponent``); other seats fed from outside are the
+env's best scripted player, asked here. One learner is ``learners = [0]``.
 """
 
 from __future__ import annotations
@@ -14,63 +16,109 @@ import time
 
 import numpy as np
 
-from sparring.envs.town.world import GOAL_NAMES
 from sparring.kit import registry
 from sparring.kit.batch import BatchedEnv
+from sparring.kit.config import make_config
+from sparring.kit.text import check_goal, require_face
 from sparring.lm.choice import LineScorer, choose_lines
-from sparring.lm.rollout import GOALS, TurnSample, progress
-from sparring.lm.town import SAFE_ACTION, turn
-from sparring.players import ScriptedPlayer
+from sparring.lm.specs import turn
+from sparring.players import RandomPlayer, ScriptedPlayer
+
+
+@dataclasses.dataclass
+class TurnSample:
+    """One learner turn: which env it was played in, the tokens read, the line chosen and its log-probability."""
+
+    env: int
+    prompt: list[int]
+    lines: list[list[int]]
+    choice: int
+    logp: float
 
 
 @dataclasses.dataclass
 class LearnersRollout:
-    """What :func:`play_learners` played: per learner its turns, and per town and learner success and progress."""
+    """What :func:`play_learners` played: per learner its turns, and per env and learner success, return and
+    progress."""
 
     turns: list[list[TurnSample]]
     """Per learner (in the order of ``learners``), its turns."""
     success: np.ndarray
-    """(towns, learners) goal completion, 0 or 1."""
+    """(envs, learners) success by the face (town: goal completed), 0 or 1."""
+    returns: np.ndarray
+    """(envs, learners) the seat's return over the ticks played."""
     progress: np.ndarray
-    """(towns, learners) best progress towards the goal (see :func:`sparring.lm.rollout.progress`)."""
+    """(envs, learners) best progress by the face (see :meth:`sparring.kit.text.TextFace.progress`)."""
     tokens: int
     unfit: np.ndarray
-    """Per learner, turns whose prompt did not fit its model's context (the safe action was taken)."""
+    """Per learner, turns whose prompt did not fit its model's context (the first legal line was taken)."""
     decisions: np.ndarray
     """Per learner, turns it was asked to play (unfit ones included)."""
     seconds: float
 
 
-def check_learners(learners, env: str = "town") -> list[int]:
-    """``learners`` as a list of distinct character indices of ``env``; a clear error otherwise."""
-    n = registry.get(env).num_agents
+def learner_config(env: str, learners, config: dict) -> dict:
+    """The env config under which ``learners`` (distinct seat indices) act from outside: the face's
+    ``configure``; a one-line error when a learner is a seat the env plays itself, or not a seat."""
+    cls = registry.get(env)
+    face = require_face(cls)
     out = [int(c) for c in learners]
-    if not out or len(set(out)) != len(out) or not all(0 <= c < n for c in out):
-        raise ValueError(f"learners must be distinct character indices in [0, {n - 1}] for {env}, got {list(learners)}")
-    return out
+    if not out or len(set(out)) != len(out) or not all(0 <= c < cls.num_agents for c in out):
+        raise ValueError(
+            f"learners must be distinct seat indices in [0, {cls.num_agents - 1}] for {env}, got {list(learners)}"
+        )
+    configured = face.configure(cls, config, out)
+    outside = cls.learner_seats(make_config(cls, configured))
+    inside = [c for c in out if c not in outside]
+    if inside:
+        raise ValueError(
+            f"{env} plays seat(s) {[cls.seats[c] for c in inside]} itself with this config; a learner must be "
+            f"one of {[cls.seats[c] for c in outside]} (e.g. change the env's opponent knob)"
+        )
+    return configured
 
 
-def set_goals(records: np.ndarray, learners: list[int], goal: str) -> None:
-    """Give every learner of ``records`` (in place) ``goal``, unless it is "any"."""
-    if goal not in GOALS:
-        raise ValueError(f"goal must be one of {list(GOALS)}, got {goal!r}")
+def check_learners(learners, env: str = "town", config: dict | None = None) -> list[int]:
+    """``learners`` as a list of distinct seat indices of ``env`` that act from outside; a clear error otherwise."""
+    learner_config(env, learners, config or {})
+    return [int(c) for c in learners]
+
+
+def set_goals(env_cls, records: np.ndarray, learners: list[int], goal: str) -> None:
+    """Give every learner of ``records`` (in place) ``goal`` by the env's face, unless it is "any"."""
+    face = require_face(env_cls)
+    check_goal(face, goal)
     if goal != "any":
         for c in learners:
-            records["goal"][:, c] = GOAL_NAMES.index(goal)
+            face.set_goal(records, c, goal)
 
 
 def learners_env(num_envs: int, seed: int, learners: list[int], env: str = "town", goal: str = "any", **config):
-    """Towns whose ``learners`` play from outside (the characters after the last one are the in-env planner), with
-    every learner given ``goal``, waiting at their first tick."""
-    learners = check_learners(learners, env)
+    """Envs whose ``learners`` play from outside (see :func:`learner_config`), with every learner given
+    ``goal``, waiting at their first tick."""
     cls = registry.get(env)
-    background = cls.num_agents - 1 - max(learners)
-    batch = BatchedEnv(cls, num_envs=num_envs, seed=seed, autoreset=False, **{**config, "background": background})
+    batch = BatchedEnv(
+        cls, num_envs=num_envs, seed=seed, autoreset=False, **learner_config(env, learners, dict(config))
+    )
+    give_goal(batch, learners, goal)
+    return batch
+
+
+def give_goal(batch: BatchedEnv, learners: list[int], goal: str) -> None:
+    """Give every learner of every env of ``batch`` ``goal`` (unless "any") and refresh the observations."""
     if goal != "any":
         recs = batch.snapshot()
-        set_goals(recs, learners, goal)
+        set_goals(batch.env_cls, recs, learners, goal)
         batch.restore(None, recs)
-    return batch
+
+
+def _filler(batch: BatchedEnv, learners: list[int]):
+    """The seats fed from outside that are not learners, and the player that plays them (the env's best)."""
+    fill = [a for a in np.flatnonzero(batch.learner_rows[: batch.num_agents]) if a not in learners]
+    if not fill:
+        return [], None
+    best = batch.env_cls.best_scripted
+    return [int(a) for a in fill], ScriptedPlayer(batch, best) if best else RandomPlayer(0)
 
 
 def play_learners(
@@ -83,22 +131,22 @@ def play_learners(
     batch_size: int = 16,
     keep: bool = True,
 ) -> LearnersRollout:
-    """Play every town of ``batch`` for ``turns`` ticks (0: to the episode end), learner ``learners[j]`` by
+    """Play every env of ``batch`` for ``turns`` ticks (0: to the episode end), learner ``learners[j]`` by
     ``brains[j]``: a LineScorer samples at ``temperature`` from ``rng`` (its turns kept with ``keep``), anything
     else is a player (``act(batch, rows)``)."""
     started = time.perf_counter()
+    cls, cfg = batch.env_cls, batch.config
+    face = require_face(cls)
     n, agents = batch.num_envs, batch.num_agents
-    fill = [a for a in range(max(learners) + 1) if a not in learners]
-    planner = ScriptedPlayer(batch, "planner") if fill else None
+    fill, filler = _filler(batch, learners)
     samples: list[list[TurnSample]] = [[] for _ in learners]
     unfit, decisions = np.zeros(len(learners), np.int64), np.zeros(len(learners), np.int64)
     tokens = ticks = 0
     best = np.zeros((n, len(learners)))
     while not batch.done.all() and (turns <= 0 or ticks < turns):
-        actions = np.full((batch.rows, 1), SAFE_ACTION, np.int32)
-        alive = batch.records["alive"]
+        actions = np.zeros((batch.rows, len(batch.heads.sizes)), np.int32)
         for j, (c, brain) in enumerate(zip(learners, brains)):
-            envs = [e for e in range(n) if not batch.done[e] and alive[e][c]]
+            envs = [e for e in range(n) if not batch.done[e] and face.acting(batch.records[e], cfg, c)]
             if not envs:
                 continue
             decisions[j] += len(envs)
@@ -106,25 +154,25 @@ def play_learners(
                 rows = np.array([e * agents + c for e in envs], np.int64)
                 actions[rows] = brain.act(batch, rows)
                 continue
-            ts = [turn(batch.records[e], batch.config, c) for e in envs]
+            ts = [turn(cls, batch.records[e], cfg, c) for e in envs]
             picked = choose_lines(brain, [t.text for t in ts], [t.lines for t in ts], temperature, rng, batch_size)
             tokens += picked.tokens
             for i, (e, t, k) in enumerate(zip(envs, ts, picked.index)):
+                actions[e * agents + c] = t.actions[max(k, 0)]
                 if k < 0:
                     unfit[j] += 1
-                    continue
-                actions[e * agents + c, 0] = t.actions[k]
-                if keep:
+                elif keep:
                     samples[j].append(TurnSample(e, picked.prompts[i], picked.lines[i], k, picked.logp[i]))
-        if planner is not None:
+        if filler is not None:
             rows = np.array([e * agents + a for e in range(n) if not batch.done[e] for a in fill], np.int64)
             if rows.size:
-                actions[rows] = planner.act(batch, rows)
+                actions[rows] = filler.act(batch, rows)
         batch.step(actions)
         ticks += 1
-        best = np.maximum(best, [[progress(s, c) for c in learners] for s in batch.records])
-    success = batch.records["goal_done"][:, learners].astype(np.float64)
-    return LearnersRollout(samples, success, best, tokens, unfit, decisions, time.perf_counter() - started)
+        best = np.maximum(best, [[face.progress(s, cfg, c) for c in learners] for s in batch.records])
+    success = np.array([[face.success(cls, s, cfg, c) for c in learners] for s in batch.records], np.float64)
+    returns = batch.records["ep_return"][:, learners].astype(np.float64)
+    return LearnersRollout(samples, success, returns, best, tokens, unfit, decisions, time.perf_counter() - started)
 
 
 def evaluate_learners(
@@ -139,18 +187,20 @@ def evaluate_learners(
     env: str = "town",
     **config,
 ) -> list[dict]:
-    """Goal success of each learner (played by its brain, all in the same towns) over ``episodes`` full episodes
-    with fixed seeds, with 95% Wilson intervals, tokens and decisions per second: one dict per learner."""
+    """Success of each learner (played by its brain, all in the same envs) over ``episodes`` full episodes with
+    fixed seeds, with 95% Wilson intervals, mean return, tokens and decisions per second: one dict per learner."""
     from sparring.evaluate.wilson import wilson_interval
 
     rng = np.random.default_rng(seed)
     wins = np.zeros(len(learners), np.int64)
+    returns = np.zeros(len(learners))
     unfit, decisions = np.zeros(len(learners), np.int64), np.zeros(len(learners), np.int64)
     tokens, seconds = 0, 0.0
     for start in range(0, episodes, num_envs):
         batch = learners_env(min(num_envs, episodes - start), seed + start, learners, env, goal, **config)
         out = play_learners(brains, batch, learners, temperature, rng, 0, batch_size, keep=False)
         wins += out.success.sum(axis=0).astype(np.int64)
+        returns += out.returns.sum(axis=0)
         unfit, decisions = unfit + out.unfit, decisions + out.decisions
         tokens, seconds = tokens + out.tokens, seconds + out.seconds
     results = []
@@ -163,6 +213,7 @@ def evaluate_learners(
                 "successes": int(wins[j]),
                 "success_rate": int(wins[j]) / episodes,
                 "ci95": [low, high],
+                "mean_return": float(returns[j] / episodes),
                 "tokens_per_s": tokens / max(seconds, 1e-9),
                 "decisions_per_s": int(decisions.sum()) / max(seconds, 1e-9),
                 "unfit_turns": int(unfit[j]),

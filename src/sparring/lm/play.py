@@ -1,8 +1,10 @@
-"""``sparring play town --brain SPEC ...``: a town where every character has its own brain, recorded.
+"""``sparring play ENV --brain SPEC ...``: an env where every seat fed from outside has its own brain, recorded.
 
-Character ``c`` gets the ``c``-th spec (the last one repeats for the rest);
-characters with the same spec share one brain, asked once per tick for all
-of them. Fainted characters are not asked (they can only wait).
+Seat ``c`` gets the ``c``-th spec (the last one repeats for the rest);
+seats with the same spec share one brain, asked once per tick for all of
+them. Seats that do not act now (the face's ``acting``: a fainted town
+character) are not asked. Text brains need the env's text face; scripted and
+checkpoint brains play any env.
 """
 
 from __future__ import annotations
@@ -12,42 +14,46 @@ import os
 
 import numpy as np
 
-from sparring.envs.town.names import NAMES
-from sparring.envs.town.world import GOAL_NAMES
 from sparring.kit import registry
 from sparring.kit.batch import BatchedEnv
-from sparring.lm.town import SAFE_ACTION, make_brain
+from sparring.kit.text import face
+from sparring.lm.specs import make_brain
 
 
 @dataclasses.dataclass
-class CharacterResult:
-    """How one character did over the episodes played."""
+class SeatResult:
+    """How one seat did over the episodes played."""
 
     name: str
     brain: str
     episodes: int = 0
     successes: int = 0
-    fainted: int = 0
+    out: int = 0
+    """Episodes it ended no longer acting (town: fainted)."""
+    total_return: float = 0.0
     goals: dict = dataclasses.field(default_factory=dict)
-    """Episodes per goal name."""
+    """Episodes per goal name (envs whose seats have goals)."""
 
 
 @dataclasses.dataclass
 class PlayReport:
-    """Per-character goal success and per-brain fallback counts of :func:`play_town`."""
+    """Per-seat success and per-brain fallback counts of :func:`play_brains`."""
 
-    characters: list[CharacterResult]
+    seats: list[SeatResult]
     brains: dict
     """Brain name -> {"turns", "fallbacks", "failed", "unparseable"} (no fallbacks for brains that read no text)."""
     recording: str | None
+    episodes: int = 0
+    """Episodes finished (fewer than asked when the play was interrupted)."""
 
     def text(self) -> str:
         """A readable table."""
-        lines = [f"{'character':<10} {'brain':<40} goal success   fainted"]
-        for c in self.characters:
-            goals = ", ".join(f"{k} {v}" for k, v in sorted(c.goals.items()))
+        lines = [f"{'seat':<10} {'brain':<40} success  mean return  out at end"]
+        for c in self.seats:
+            goals = f"   ({', '.join(f'{k} {v}' for k, v in sorted(c.goals.items()))})" if c.goals else ""
+            mean = c.total_return / max(1, c.episodes)
             lines.append(
-                f"{c.name:<10} {c.brain[-40:]:<40} {c.successes:>3}/{c.episodes:<3} {c.fainted:>9}   ({goals})"
+                f"{c.name:<10} {c.brain[-40:]:<40} {c.successes:>3}/{c.episodes:<3} {mean:>11.3f} {c.out:>11}{goals}"
             )
         for name, s in self.brains.items():
             lines.append(
@@ -65,54 +71,59 @@ def _brain_counts(brain, turns: int) -> dict:
     return {"turns": turns, "fallbacks": failed + unparseable, "failed": failed, "unparseable": unparseable}
 
 
-def play_town(
+def play_brains(
     specs: list[str],
     episodes: int = 1,
     seed: int = 0,
     record: str | None = None,
     env: str = "town",
     num_envs: int = 4,
+    progress=None,
     **config,
 ) -> PlayReport:
-    """Play ``episodes`` town episodes with a brain per character; record them to ``record``/town.parquet."""
+    """Play ``episodes`` episodes with a brain per seat fed from outside; record them to ``record``/ENV.parquet.
+    ``progress`` (a :class:`~sparring.kit.progress.Progress`) counts the episodes; an interrupted play returns
+    the episodes finished so far (the recording keeps them)."""
+    from sparring.kit.progress import silent
     from sparring.record import Recorder
 
+    progress = progress or silent()
     if not specs:
         raise ValueError("give at least one --brain")
     if episodes < 1 or num_envs < 1:
         raise ValueError(f"episodes and num_envs must be >= 1, got {episodes} and {num_envs}")
     cls = registry.get(env)
-    if not hasattr(cls, "describe") or "planner" not in getattr(cls, "scripted", {}):
-        raise ValueError(f"play with brains needs a town env (town, town16, ...), got {env!r}")
+    text = face(cls)
     batch = BatchedEnv(cls, num_envs=min(num_envs, episodes), seed=seed, autoreset=False, **config)
     seats = [int(a) for a in np.flatnonzero(batch.learner_rows[: batch.num_agents])]
     shared: dict[str, object] = {}
     for spec in dict.fromkeys(specs[min(a, len(specs) - 1)] for a in seats):
         shared[spec] = make_brain(spec, batch, seed)
     seat_spec = {a: specs[min(a, len(specs) - 1)] for a in seats}
+    names = text.seat_names(cls) if text else cls.seats
     results = [
-        CharacterResult(NAMES[a], shared[seat_spec[a]].name if a in seat_spec else "scripted:planner (env)")
+        SeatResult(names[a], shared[seat_spec[a]].name if a in seat_spec else "the env's own")
         for a in range(batch.num_agents)
     ]
     out = None
     if record:
         os.makedirs(record, exist_ok=True)
-        out = os.path.join(record, "town.parquet")
+        out = os.path.join(record, f"{cls.name}.parquet")
         if os.path.exists(out):
             raise ValueError(f"{out} exists; give --record a new or empty folder")
         recorder = Recorder(
             batch,
             out,
-            policy="; ".join(f"{NAMES[a]}={shared[s].name}" for a, s in seat_spec.items()),
+            policy="; ".join(f"{names[a]}={shared[s].name}" for a, s in seat_spec.items()),
             max_episodes=episodes,
         )  # a last partial round also steps envs it does not count
     done, turns = 0, dict.fromkeys(shared, 0)
+    progress.start(episodes, unit="episode")
     try:
         while done < episodes:
             playing = min(batch.num_envs, episodes - done)
             while not batch.done[:playing].all():
-                actions = np.full((batch.rows, 1), SAFE_ACTION, np.int32)
-                alive = batch.records["alive"].reshape(-1).astype(bool)
+                actions = np.zeros((batch.rows, len(batch.heads.sizes)), np.int32)
                 for spec, brain in shared.items():
                     rows = np.array(
                         [
@@ -120,32 +131,39 @@ def play_town(
                             for e in range(playing)
                             if not batch.done[e]
                             for a in seats
-                            if seat_spec[a] == spec
+                            if seat_spec[a] == spec and (text is None or text.acting(batch.records[e], batch.config, a))
                         ],
                         np.int64,
                     )
-                    rows = rows[alive[rows]]
                     if rows.size:
                         turns[spec] += rows.size
                         actions[rows] = brain.act(batch, rows)
                 (recorder.step if record else batch.step)(actions)
             for e in range(playing):
-                _tally(batch.records[e], results)
+                _tally(cls, text, batch.records[e], batch.config, results)
             done += playing
+            progress.update(done, {"success": results[seats[0]].successes / max(1, done)})
             batch.reset_envs(np.arange(batch.num_envs))
+    except KeyboardInterrupt:
+        progress.print(f"play: interrupted; the {done} finished episode(s) are reported")
     finally:
         if record:
             recorder.close()
         for brain in shared.values():
             if hasattr(brain, "close"):
                 brain.close()
-    return PlayReport(results, {b.name: _brain_counts(b, turns[s]) for s, b in shared.items()}, out)
+    return PlayReport(results, {b.name: _brain_counts(b, turns[s]) for s, b in shared.items()}, out, done)
 
 
-def _tally(s, results: list[CharacterResult]) -> None:
+def _tally(cls, text, s, cfg, results: list[SeatResult]) -> None:
+    from sparring.kit.text import TextFace
+
+    judge = text or TextFace
     for a, r in enumerate(results):
         r.episodes += 1
-        r.successes += int(s["goal_done"][a])
-        r.fainted += int(not s["alive"][a])
-        goal = GOAL_NAMES[int(s["goal"][a])]
-        r.goals[goal] = r.goals.get(goal, 0) + 1
+        r.successes += int(judge.success(cls, s, cfg, a))
+        r.out += int(text is not None and not text.acting(s, cfg, a))
+        r.total_return += float(s["ep_return"][a])
+        if text is not None and text.goals:
+            goal = text.goal_of(s, a)
+            r.goals[goal] = r.goals.get(goal, 0) + 1

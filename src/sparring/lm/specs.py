@@ -1,9 +1,10 @@
-"""Brains for the town: its prompts and legal lines, brain specs, a handicapped teacher and a choosing local model.
+"""Brains for any env with a text face: a seat's turn in words, brain specs, and a choosing local model.
 
-A character's turn in words is :func:`turn` (``describe`` plus the legal
-actions as ``"<id>: <words>"`` lines); a text brain answers with one line.
-:func:`make_brain` turns a spec (``scripted[:NAME]``, ``checkpoint:PATH``,
-``openai:URL:MODEL``, ``local:DIR``) into a :class:`~sparring.players.Player`.
+A seat's turn in words is :func:`turn` (the face's ``describe`` plus its legal
+lines as ``"<label>: <words>"``); a text brain answers with one line.
+:func:`make_brain` turns a spec (any player spec of :mod:`sparring.players`,
+``scripted`` alone for the env's best scripted player, ``openai:URL:MODEL``,
+``local:DIR``) into a :class:`~sparring.players.Player`.
 """
 
 from __future__ import annotations
@@ -13,67 +14,55 @@ import os
 
 import numpy as np
 
-from sparring.envs.town.text import action_text, describe, legal_actions, parse_action
 from sparring.kit.batch import BatchedEnv
-from sparring.players import Player, ScriptedPlayer
+from sparring.kit.text import require_face
 from sparring.lm.brains import Observations
 from sparring.lm.text_brain import BrainStats
+from sparring.players.make import make_player, player_specs
 
-SAFE_ACTION = 0  # "wait": legal in every state
-NOISY_PLANNER = "planner_noisy"
-DEFAULT_NOISE = 0.3  # planner_noisy's chance of a uniformly random legal action instead of the plan
+DEFAULT_NOISE = 0.3  # a default teacher's chance of a uniformly random legal action instead of its own
 KEY_ENV = "OPENAI_API_KEY"
-SPECS = "scripted[:NAME], scripted:planner_noisy[:P], checkpoint:PATH, openai:URL:MODEL or local:DIR"
+TEXT_SPECS = "openai:URL:MODEL or local:DIR"
+
+
+def specs_of(env_cls) -> str:
+    """The valid brain specs of an env, for error messages and help."""
+    return f"scripted (its best), {player_specs(env_cls)}, {TEXT_SPECS}"
 
 
 @dataclasses.dataclass(frozen=True)
 class Turn:
-    """One character's decision: the prompt, and its legal action ids with their text lines."""
+    """One seat's decision: the prompt, and its legal actions (one value per head) with their text lines."""
 
     text: str
-    actions: list[int]
+    actions: list[tuple[int, ...]]
     lines: list[str]
 
+    def index_of(self, action) -> int:
+        """The position of ``action`` among the legal actions (ValueError if it is not one)."""
+        return self.actions.index(tuple(int(v) for v in np.atleast_1d(action)))
 
-def turn(s, cfg, agent: int) -> Turn:
-    """Character ``agent``'s turn in record ``s``: ``describe`` + the legal lines, and those lines."""
-    ids = legal_actions(s, cfg, agent)
-    lines = [f"{a}: {action_text(s, agent, a)}" for a in ids]
-    return Turn(describe(s, cfg, agent) + "\nLegal actions:\n" + "\n".join(lines), ids, lines)
+
+def turn(env_cls, s, cfg, agent: int) -> Turn:
+    """Seat ``agent``'s turn in record ``s``: the face's ``describe`` + its legal lines, and those lines."""
+    face = require_face(env_cls)
+    lines = face.lines(s, cfg, agent)
+    texts = [line.text(i) for i, line in enumerate(lines)]
+    return Turn(
+        face.describe(s, cfg, agent) + "\nLegal actions:\n" + "\n".join(texts), [x.action for x in lines], texts
+    )
 
 
 def prompt_text(env: BatchedEnv, index: int, agent: int) -> str:
     """The prompt of a text brain for ``agent`` of env ``index`` (a ``TextFn`` for Observations)."""
-    return turn(env.records[index], env.config, agent).text
+    return turn(env.env_cls, env.records[index], env.config, agent).text
 
 
-def parse(answer: str, batch: Observations, i: int) -> int | None:
-    """Town's ``parse_action`` as a text brain's parser: the action id, or None when unparseable."""
+def parse(answer: str, batch: Observations, i: int):
+    """The env face's ``parse`` as a text brain's parser: the action (one value per head), or None."""
     env, row = batch.env, int(batch.rows[i])
-    return parse_action(answer, env.records[row // env.num_agents], env.config, row % env.num_agents).action
-
-
-class NoisyPlanner:
-    """The planner, except that with probability ``noise`` a character takes a uniformly random legal action.
-
-    A teacher that is decent but not optimal: what it does wrong is noise a
-    learner can learn to leave out. Its dice are its own (seeded), not the env's.
-    """
-
-    def __init__(self, env: BatchedEnv, noise: float = DEFAULT_NOISE, seed: int = 0):
-        if not 0.0 <= noise <= 1.0:
-            raise ValueError(f"planner_noisy: the noise must be a probability in [0, 1], got {noise}")
-        self._planner = ScriptedPlayer(env, "planner")
-        self.noise, self._rng = float(noise), np.random.default_rng(seed)
-        self.name = f"scripted:{NOISY_PLANNER}:{noise:g}"
-
-    def act(self, env: BatchedEnv, rows) -> np.ndarray:
-        """The planner's actions, each replaced by a random legal one with probability ``noise``."""
-        rows = np.asarray(rows, np.int64)
-        out = self._planner.act(env, rows)
-        for i in np.flatnonzero(self._rng.random(len(rows)) < self.noise):
-            out[i, 0] = self._rng.choice(np.flatnonzero(env.mask[rows[i]]))
-        return out
+    face = require_face(env.env_cls)
+    return face.parse(answer, env.records[row // env.num_agents], env.config, row % env.num_agents).action
 
 
 class ChoiceBrain:
@@ -81,7 +70,7 @@ class ChoiceBrain:
 
     ``temperature`` 0 takes the most likely line; above 0 it samples from
     ``softmax(scores / temperature)``. A prompt too long for the model's context
-    takes the safe action and counts as failed.
+    takes the first legal line and counts as failed.
     """
 
     def __init__(self, model, temperature: float = 0.0, seed: int = 0, batch_size: int = 16):
@@ -98,18 +87,17 @@ class ChoiceBrain:
         self.stats = BrainStats()
 
     def act(self, env: BatchedEnv, rows) -> np.ndarray:
-        """The chosen legal action of every character of ``rows``."""
+        """The chosen legal action of every seat of ``rows``."""
         from sparring.lm.choice import choose_lines
 
         rows = np.asarray(rows, np.int64)
-        turns = [turn(env.records[r // env.num_agents], env.config, int(r) % env.num_agents) for r in rows]
+        turns = [turn(env.env_cls, env.records[r // env.num_agents], env.config, int(r) % env.num_agents) for r in rows]
         picked = choose_lines(
             self.scorer, [t.text for t in turns], [t.lines for t in turns], self.temperature, self._rng, self.batch_size
         )
-        out = np.full((len(rows), 1), SAFE_ACTION, np.int32)
+        out = np.zeros((len(rows), len(env.heads.sizes)), np.int32)
         for i, (t, k) in enumerate(zip(turns, picked.index)):
-            if k >= 0:
-                out[i, 0] = t.actions[k]
+            out[i] = t.actions[max(k, 0)]
         self.stats.turns += len(rows)
         self.stats.failed += picked.index.count(-1)
         self.stats.parsed += len(rows) - picked.index.count(-1)
@@ -117,27 +105,15 @@ class ChoiceBrain:
         return out
 
 
-def make_brain(spec: str, env: BatchedEnv, seed: int = 0) -> Player:
-    """The brain a spec names (see ``SPECS``); an OpenAI key, if any, comes from ``$OPENAI_API_KEY``."""
+def make_brain(spec: str, env: BatchedEnv, seed: int = 0):
+    """The brain a spec names (see :func:`specs_of`); an OpenAI key, if any, comes from ``$OPENAI_API_KEY``.
+    Text brains need the env's text face; the rest are :func:`sparring.players.make.make_player`'s players."""
     kind, _, rest = spec.partition(":")
-    if kind == "scripted":
-        name, _, noise = rest.partition(":")
-        if name == NOISY_PLANNER:
-            try:
-                return NoisyPlanner(env, float(noise) if noise else DEFAULT_NOISE, seed)
-            except ValueError as exc:
-                raise ValueError(f"brain {spec!r}: {exc}") from None
-        if noise:
-            raise ValueError(f"brain {spec!r}: only {NOISY_PLANNER} takes a noise level")
-        return ScriptedPlayer(env, name or env.env_cls.best_scripted)
-    if kind == "checkpoint" and rest:
-        from sparring.players.network import checkpoint_player  # torch loads only for a checkpoint
-
-        return checkpoint_player(rest, env, seed)
     if kind == "local" and rest:
+        require_face(env.env_cls)
         if not os.path.isdir(rest):
             raise ValueError(
-                f"brain {spec!r}: {rest!r} is not a folder (give a model folder, e.g. from `sparring distill town`)"
+                f"brain {spec!r}: {rest!r} is not a folder (give a model folder, e.g. from `sparring distill`)"
             )
         return ChoiceBrain(rest, seed=seed)
     if kind == "openai":
@@ -145,11 +121,16 @@ def make_brain(spec: str, env: BatchedEnv, seed: int = 0) -> Player:
         if url.startswith(("http://", "https://")) and model:
             from sparring.lm.openai_brain import OpenAIBrain
 
-            return OpenAIBrain(
-                url, model, parse, SAFE_ACTION, api_key=os.environ.get(KEY_ENV), seed=seed, text=prompt_text
-            )
+            require_face(env.env_cls)
+            safe = np.zeros(len(env.heads.sizes), np.int64)  # value 0 of every head: the kit's "do nothing"
+            return OpenAIBrain(url, model, parse, safe, api_key=os.environ.get(KEY_ENV), seed=seed, text=prompt_text)
         raise ValueError(
             f"brain {spec!r}: openai needs openai:URL:MODEL with an http(s) URL, e.g. "
             "openai:http://127.0.0.1:8000/v1:mymodel"
         )
-    raise ValueError(f"unknown brain {spec!r}; valid: {SPECS}")
+    if spec == "scripted" and env.env_cls.best_scripted:
+        spec = f"scripted:{env.env_cls.best_scripted}"
+    try:
+        return make_player(spec, env, seed)
+    except ValueError as exc:
+        raise ValueError(f"{exc}; or a text brain: {TEXT_SPECS}") from None

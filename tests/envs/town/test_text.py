@@ -1,10 +1,10 @@
-"""`town` in words: descriptions, legal action lines and parsing free-text answers."""
+"""`town` in words: descriptions, legal action lines, parsing free-text answers, goals and progress."""
 
 import numpy as np
 import pytest
 
 from sparring.envs.town.env import Town
-from sparring.envs.town.text import describe, legal_actions, legal_actions_text, parse_action
+from sparring.envs.town.text import TownText, describe, legal_actions, legal_actions_text, progress
 from sparring.envs.town.world import FIRST, GO_PLACE, MARKET, TALK, WELL
 from tests.envs.town.towns import place, quiet_town, refresh
 
@@ -46,8 +46,8 @@ def test_describe_tells_what_the_character_knows():
 )
 def test_parse_maps_answers_to_the_market_move(answer, how):
     env = quiet_town()
-    parsed = parse_action(answer, env.records[0], env.config, 0)
-    assert (parsed.action, parsed.how) == (FIRST[GO_PLACE] + MARKET, how), parsed
+    parsed = TownText.parse(answer, env.records[0], env.config, 0)
+    assert (parsed.action, parsed.how) == ((FIRST[GO_PLACE] + MARKET,), how), parsed
 
 
 @pytest.mark.parametrize(
@@ -62,5 +62,17 @@ def test_parse_maps_answers_to_the_market_move(answer, how):
 def test_parse_reports_what_it_cannot_map(answer, why):
     env = quiet_town()
     assert env.mask[0, FIRST[TALK]] and env.mask[0, FIRST[TALK] + 1]
-    parsed = parse_action(answer, env.records[0], env.config, 0)
+    parsed = TownText.parse(answer, env.records[0], env.config, 0)
     assert parsed.action is None and parsed.how == "unparseable" and why in parsed.detail
+
+
+def test_gathering_progress_rewards_the_tavern_and_company():
+    from sparring.envs.town.world import PLACE_COL, PLACE_ROW, TAVERN
+    from sparring.lm.learners import learners_env
+
+    s = learners_env(1, 3, [0], goal="gathering", days=1).records[0].copy()
+    assert progress(s, 0) == 0.0  # at home
+    s["row"][:3], s["col"][:3] = PLACE_ROW[TAVERN], PLACE_COL[TAVERN]
+    assert progress(s, 0) == pytest.approx(0.3 + 0.6 * 2 / 3)
+    s["goal_done"][0] = 1
+    assert progress(s, 0) == 1.0

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sparring.envs.duel import render
+from sparring.envs.duel.text import DuelText
 from sparring.envs.duel.observe import OBS_SIZE, write_obs
 from sparring.envs.duel.rules import new_fight, resolve_tick
 from sparring.envs.duel.scripted import random, reactive, robot, tribrid
@@ -178,6 +179,7 @@ class Duel(Env):
     render_ansi = staticmethod(render.render_ansi)
     render_rgb = staticmethod(render.render_rgb)
     describe = staticmethod(render.describe)
+    text = DuelText
     draw = staticmethod(render.draw)
 
     @staticmethod

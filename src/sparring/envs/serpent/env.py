@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sparring.envs.serpent import render
+from sparring.envs.serpent.text import SerpentText
 from sparring.envs.serpent.observe import OBS_SIZE, write_obs
 from sparring.envs.serpent.rules import new_fight, resolve_tick
 from sparring.envs.serpent.scripted import reactive, reference
@@ -214,6 +215,7 @@ class Serpent(Env):
 
     render_ansi = staticmethod(render.render_ansi)
     describe = staticmethod(render.describe)
+    text = SerpentText
     draw = staticmethod(render.draw)
     invariants = staticmethod(render.invariants)
 

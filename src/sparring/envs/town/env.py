@@ -7,8 +7,9 @@ the tick in :mod:`sparring.envs.town.rules` (who sees whom and what is legal in
 :mod:`sparring.envs.town.observe`, the scripted planner in
 :mod:`sparring.envs.town.planner`. Every character is an agent row with one
 action head (an id into the action table; ``legal_actions_text`` lists them
-in words). The last ``background`` characters are played by the planner
-inside the env; the others are learners.
+in words; the text face is :class:`~sparring.envs.town.text.TownText`). The
+last ``background`` characters are played by the planner inside the env; the
+others are learners.
 
 Rewards, per character: +1 when its goal is completed, ``-faint_penalty``
 when a need reaches 0 (the character faints: it is out for the rest of the
@@ -29,7 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from sparring.envs.town import observe as town_observe
-from sparring.envs.town import render, text
+from sparring.envs.town import render
+from sparring.envs.town import text as words
 from sparring.envs.town.planner import planner
 from sparring.envs.town.rules import new_town, tick
 from sparring.envs.town.world import (
@@ -196,9 +198,9 @@ class Town(Env):
 
     render_ansi = staticmethod(render.render_ansi)
     draw = staticmethod(render.draw)
-    describe = staticmethod(text.describe)
-    legal_actions_text = staticmethod(text.legal_actions_text)
-    parse_action = staticmethod(text.parse_action)
+    describe = staticmethod(words.describe)
+    legal_actions_text = staticmethod(words.legal_actions_text)
+    text = words.TownText
     invariants = staticmethod(render.invariants)
 
     @staticmethod

@@ -1,24 +1,21 @@
-"""The town in words, for language-model brains: ``describe``, ``legal_actions_text``, ``parse_action``.
+"""The town in words: its text face :class:`TownText` (``describe``, the legal lines, goals and progress).
 
 ``describe(s, cfg, agent)`` is what one character knows (the same facts as its
 structured observation); ``legal_actions_text`` lists its legal actions as
-``"<id>: <words>"`` lines; ``parse_action`` maps a free-text answer back to an
-action id: exactly (a listed line, its words or its id), then tolerantly (the
-words of exactly one legal action inside the answer, then the closest words),
-and reports an answer it cannot map as unparseable instead of guessing.
+``"<id>: <words>"`` lines, each labelled with its action id; the kit's
+:meth:`~sparring.kit.text.TextFace.parse` maps a free-text answer back to one.
+A character decides while it stands, succeeds by completing its goal, and its
+progress towards the goal is GRPO's opt-in shaping.
 """
 
 from __future__ import annotations
-
-import dataclasses
-import difflib
-import re
 
 import numpy as np
 
 from sparring.envs.town.names import NAMES
 from sparring.envs.town.render import _clock
 from sparring.envs.town.legal import write_mask
+from sparring.kit.text import Line, TextFace
 from sparring.envs.town.world import (
     ACCEPT,
     ARG,
@@ -64,10 +61,9 @@ from sparring.envs.town.world import (
     SLOTS,
     TALK,
     TAVERN,
+    WOOD,
     WORK,
 )
-
-FUZZY_CUTOFF = 0.75  # difflib ratio below which a guess is reported as unparseable
 
 
 def legal_actions(s, cfg, agent: int) -> list[int]:
@@ -128,55 +124,6 @@ def _work_words(s, agent: int) -> str:
 def legal_actions_text(s, cfg, agent: int) -> str:
     """Character ``agent``'s legal actions, one ``"<id>: <words>"`` line each."""
     return "\n".join(f"{a}: {action_text(s, agent, a)}" for a in legal_actions(s, cfg, agent))
-
-
-@dataclasses.dataclass(frozen=True)
-class ParsedAction:
-    """The outcome of :func:`parse_action`: ``action`` is None when ``how`` is "unparseable"."""
-
-    action: int | None
-    how: str  # "exact", "id", "contained", "fuzzy" or "unparseable"
-    detail: str
-
-
-def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"[^a-z0-9' ]", " ", text.lower())).strip()
-
-
-def parse_action(text: str, s, cfg, agent: int) -> ParsedAction:
-    """Map a free-text answer to one of ``agent``'s legal actions, or report it unparseable (never a guess)."""
-    if not isinstance(text, str):
-        return ParsedAction(None, "unparseable", f"the answer must be text, got {type(text).__name__}")
-    ids = legal_actions(s, cfg, agent)
-    words = {a: action_text(s, agent, a) for a in ids}
-    normed = {a: _norm(w) for a, w in words.items()}
-    answer = _norm(text)
-    exact = {**{_norm(f"{a}: {w}"): a for a, w in words.items()}, **{w: a for a, w in normed.items()}}
-    if answer in exact:
-        return ParsedAction(exact[answer], "exact", words[exact[answer]])
-    number = re.fullmatch(r"\s*(?:action\s*)?(\d+)\s*[.:)]?.*", text.strip().lower())
-    if number and not _norm(text[number.end(1) :]).strip():
-        a = int(number.group(1))
-        if a in words:
-            return ParsedAction(a, "id", words[a])
-        return ParsedAction(None, "unparseable", f"action {a} is not legal now; legal ids: {ids}")
-    inside = [a for a, w in normed.items() if re.search(rf"\b{re.escape(w)}\b", answer)]
-    # "give 1 wood to Ben" contains no other action's words, but "talk to Ben or talk to Cora" names two
-    inside = [a for a in inside if not any(b != a and normed[a] in normed[b] for b in inside)]
-    if len(inside) == 1:
-        return ParsedAction(inside[0], "contained", words[inside[0]])
-    close = difflib.get_close_matches(answer, list(normed.values()), n=2, cutoff=FUZZY_CUTOFF)
-    if close and (
-        len(close) == 1
-        or difflib.SequenceMatcher(None, answer, close[0]).ratio()
-        > difflib.SequenceMatcher(None, answer, close[1]).ratio()
-    ):
-        a = next(a for a, w in normed.items() if w == close[0])
-        return ParsedAction(a, "fuzzy", words[a])
-    reason = f"it names {len(inside)} legal actions at once" if len(inside) > 1 else "it matches no legal action"
-    return ParsedAction(
-        None, "unparseable", f"{reason}; answer with one id or line of:\n" + legal_actions_text(s, cfg, agent)
-    )
 
 
 def _check_agent(s, agent) -> None:
@@ -269,3 +216,73 @@ def _steps(s, agent: int, p: int) -> str:
     r, c = (HOME_ROW[agent], HOME_COL[agent]) if p == HOME else (PLACE_ROW[p], PLACE_COL[p])
     d = max(abs(int(r) - int(s["row"][agent])), abs(int(c) - int(s["col"][agent])))
     return "here" if d == 0 else f"{d} steps"
+
+
+def progress(s, agent: int) -> float:
+    """How far character ``agent`` is towards its goal now, in [0, 0.9] (1 once it is done): coins held (rich),
+    wood and coins held (house), being at the tavern and the others there with it (gathering)."""
+    if s["goal_done"][agent]:
+        return 1.0
+    goal = int(s["goal"][agent])
+    coins = float(s["coins"][agent])
+    if goal == RICH:
+        return min(coins / GOAL_COINS, 1.0) * 0.9
+    if goal == HOUSE:
+        return 0.45 * (min(float(s["goods"][agent][WOOD]) / HOUSE_WOOD, 1.0) + min(coins / HOUSE_COINS, 1.0))
+    here = (s["row"] == s["row"][agent]) & (s["col"] == s["col"][agent]) & (s["alive"] == 1)
+    at_tavern = s["row"][agent] == PLACE_ROW[TAVERN] and s["col"][agent] == PLACE_COL[TAVERN]
+    return 0.3 + 0.6 * min((int(here.sum()) - 1) / GATHER_OTHERS, 1.0) if at_tavern else 0.0
+
+
+class TownText(TextFace):
+    """The town's text face: a character's view and legal lines (labelled by action id), its goal and progress."""
+
+    goals = GOAL_NAMES
+    instructions = "You live in a small town: keep your needs up and complete your goal before the days run out."
+
+    @staticmethod
+    def describe(s, cfg, agent: int) -> str:
+        """What the character knows (:func:`describe`)."""
+        return describe(s, cfg, agent)
+
+    @staticmethod
+    def lines(s, cfg, agent: int) -> list[Line]:
+        """The character's legal actions, labelled with their action ids."""
+        return [Line((a,), action_text(s, agent, a), str(a)) for a in legal_actions(s, cfg, agent)]
+
+    @staticmethod
+    def acting(s, cfg, agent: int) -> bool:
+        """A character decides while it stands (a fainted one can only wait)."""
+        return bool(s["alive"][agent])
+
+    @classmethod
+    def success(cls, env_cls, s, cfg, agent: int) -> bool:
+        """The character completed its goal."""
+        return bool(s["goal_done"][agent])
+
+    @staticmethod
+    def progress(s, cfg, agent: int) -> float:
+        """:func:`progress` towards its goal."""
+        return progress(s, agent)
+
+    @classmethod
+    def seat_names(cls, env_cls) -> tuple[str, ...]:
+        """The characters' names."""
+        return tuple(NAMES[: env_cls.num_agents])
+
+    @classmethod
+    def goal_of(cls, s, agent: int) -> str:
+        """The name of the character's goal."""
+        return GOAL_NAMES[int(s["goal"][agent])]
+
+    @classmethod
+    def set_goal(cls, records: np.ndarray, agent: int, goal: str) -> None:
+        """Character ``agent`` of every record gets goal ``goal`` (a name of :data:`GOAL_NAMES`)."""
+        if goal not in GOAL_NAMES:
+            raise ValueError(f"goal must be one of {['any', *GOAL_NAMES]}, got {goal!r}")
+        records["goal"][:, agent] = GOAL_NAMES.index(goal)
+
+    @staticmethod
+    def configure(env_cls, config: dict, learners: list[int]) -> dict:
+        """The planner inside the env plays every character after the last learner (``background``)."""
+        return {**config, "background": env_cls.num_agents - 1 - max(learners)}
