@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from sparring.players import fused_heads
+import sparring.players.fused_heads as fused_heads
 from sparring.players.heads import MaskedHeads
 from sparring.players.recurrent import CORES
 
