@@ -46,7 +46,7 @@ def test_warm_one_env_with_its_step_in_a_second_process(tmp_path):
 
 def test_warm_rejects_jobs_below_one(capsys):
     assert main(["warm", "squared", "--jobs", "0"]) == 2
-    assert "--jobs must be a positive int" in capsys.readouterr().err
+    assert "argument --jobs: must be an integer in [1, 1024], got '0'" in capsys.readouterr().err
 
 
 def test_warm_prints_a_line_per_env(capsys):

@@ -7,6 +7,11 @@ the library inside each command, and a subcommand whose flags come from a heavy 
 and ``grpo`` take their flags from config dataclasses) adds them only when that subcommand is parsed.
 Every bad argument and every damaged or unwritable file ends the same way: one line on
 stderr naming the flag or file, what is wrong and what is valid, and exit code 2.
+
+The flags' types and the checks of output paths are :mod:`sparring.cli.values`; the parser
+makes every plain type safe (``type=int``: a 64-bit integer, ``type=float``: finite, no type:
+non-empty printable text) and checks every output flag after parsing (writable; an existing
+one only with ``--force`` or ``--resume``), so a command's flags are validated before it runs.
 """
 
 from __future__ import annotations
@@ -15,7 +20,10 @@ import argparse
 import sys
 
 from sparring.cli import envs, explore, judge, lm, play, record, train, warm
+from sparring.cli import values
 from sparring.cli.overrides import pull_overrides
+
+_PLAIN = (argparse._StoreAction, argparse._AppendAction, argparse._ExtendAction)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -30,10 +38,23 @@ class _Parser(argparse.ArgumentParser):
         self._arguments = arguments
 
     def parse_known_args(self, args=None, namespace=None):
+        self.load_arguments()
+        parsed, extra = super().parse_known_args(args, namespace)
+        if self._defaults.get("fn") is not None:  # a command's parser (not the top one): its outputs
+            try:
+                values.check_outputs(self, parsed)
+            except ValueError as exc:
+                self.error(str(exc))
+        return parsed, extra
+
+    def load_arguments(self) -> None:
+        """Add the lazily added arguments, if any, and make the plain types of every argument safe."""
         if self._arguments is not None:
             add, self._arguments = self._arguments, None
             add(self)
-        return super().parse_known_args(args, namespace)
+        for action in self._actions:
+            if isinstance(action, _PLAIN) and action.choices is None and action.nargs != 0:
+                action.type = values.plain_type(action.type)
 
     def error(self, message: str):
         self.exit(2, f"{self.prog}: {_one_line(message)} (see {self.prog} --help)\n")

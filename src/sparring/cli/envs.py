@@ -6,7 +6,7 @@ import argparse
 import json
 
 from sparring.cli.overrides import env_overrides
-from sparring.cli.values import count, number
+from sparring.cli.values import count, number, output_folder, seed, text, threads
 from sparring.kit import registry
 from sparring.scaffold.listing import format_summary, summaries
 
@@ -68,7 +68,7 @@ def cmd_bench(args, extra) -> int:
     from sparring.kit.bench import bench, format_bench
     from sparring.kit.progress import Progress
 
-    sizes = tuple(int(s) for s in args.sizes.split(","))
+    sizes = args.sizes
     with Progress(f"bench {args.env}") as progress:
         result = bench(
             args.env,
@@ -95,22 +95,23 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(fn=cmd_new)
     p = sub.add_parser("check", help="the env doctor: determinism, snapshots, masks, bounds, allocations, reward audit")
     p.add_argument("env")
-    p.add_argument("--steps", type=count(1), default=2000, help="random-policy steps per check")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--steps", type=count(1, 10**8), default=2000, help="random-policy steps per check")
+    p.add_argument("--seed", type=seed(), default=0)
     p.add_argument("--json", action="store_true", help="findings as JSON")
     p.set_defaults(fn=cmd_check)
     p = sub.add_parser("bench", help="agent-steps/s, snapshot cost, allocations per env-step, compile time")
     p.add_argument("env")
-    p.add_argument("--sizes", default="1,64,1024,4096", help="comma-separated num_envs values")
-    p.add_argument("--repeats", type=count(1), default=5)
-    p.add_argument("--seconds", type=number(0, above=True), default=0.3, help="seconds per repeat")
-    p.add_argument("--threads", type=count(1), default=1, help="threads that step the batch (BatchedEnv num_threads)")
+    p.add_argument("--sizes", type=_sizes, default="1,64,1024,4096", help="comma-separated num_envs values")
+    p.add_argument("--repeats", type=count(1, 1000), default=5)
+    p.add_argument("--seconds", type=number(0, 3600, above=True), default=0.3, help="seconds per repeat")
+    p.add_argument("--threads", type=threads(), default=1, help="threads that step the batch (BatchedEnv num_threads)")
     p.add_argument("--no-compile", action="store_true", help="skip the cold/warm start measurement")
     p.add_argument("--json", action="store_true")
     p.add_argument(
         "--compare",
         nargs=2,
         metavar=("A", "B"),
+        type=text("a setup KEY=VALUE,..."),
         help="interleaved throughput of two setups with a significance verdict; a setup is KEY=VALUE,... "
         "of num_envs, vec (inprocess|multiprocess|ray), workers and env keys, e.g. vec=inprocess "
         "vec=ray,workers=2 (uses --repeats turns of --seconds each)",
@@ -118,14 +119,37 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(fn=cmd_bench)
 
 
+SIZES_MAX = 1 << 20
+"""Largest batch a bench measures."""
+
+
+def _sizes(text_value: str) -> tuple[int, ...]:
+    """``--sizes``: comma-separated batch sizes, each 1 to ``SIZES_MAX``."""
+    parse = count(1, SIZES_MAX)
+    try:
+        sizes = tuple(parse(part) for part in text_value.split(","))
+    except argparse.ArgumentTypeError:
+        sizes = ()
+    if not sizes:
+        raise argparse.ArgumentTypeError(
+            f"must be comma-separated batch sizes, each an integer in [1, {SIZES_MAX}] (e.g. 1,64,1024), "
+            f"got {text_value!r}"
+        )
+    return sizes
+
+
+_sizes.kind = "text"
+
+
 def _add_new(p: argparse.ArgumentParser) -> None:
     """The arguments of ``new``, added when it is parsed (the template module is not needed for the others)."""
     from sparring.scaffold.new import MAX_AGENTS
 
     p.add_argument("name", help="env name: lowercase letters, digits, underscores")
-    p.add_argument("--agents", type=int, default=1, help=f"agents per env, 1 to {MAX_AGENTS}")
+    p.add_argument("--agents", type=count(1, MAX_AGENTS), default=1, help=f"agents per env, 1 to {MAX_AGENTS}")
     p.add_argument(
         "--dir",
+        type=output_folder("folder to write the env in", exists_ok=True),
         help="where to write (default: the current folder); inside a sparring checkout the env "
         "goes to src/sparring/envs/NAME, elsewhere to a package folder DIR/NAME",
     )

@@ -9,7 +9,7 @@ import time
 
 from sparring.cli.overrides import env_overrides
 from sparring.cli.seats import add_seat_args
-from sparring.cli.values import count, number
+from sparring.cli.values import STEPS_MAX, count, input_path, number, output_folder, text
 
 DEFAULT_STEPS = 100_000
 
@@ -89,24 +89,29 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("env")
     p.add_argument(
         "--steps",
-        type=count(1),
+        type=count(1, STEPS_MAX),
         help=f"env steps to explore (each env stepping once is one; default "
         f"{DEFAULT_STEPS}, or with --resume the rest of the steps asked "
         "for when it was started)",
     )
     p.add_argument(
         "--policy",
+        type=text("random or a checkpoint"),
         help="random (the default), or a checkpoint (run folder or checkpoints/step-N) whose "
         "sampled actions explore; with --resume, the archive's",
     )
     p.add_argument(
         "--out",
+        type=output_folder("archive folder to write"),
         help="folder for archive.npz and archive.json (default: runs/<env>-explore-<time>, or the --resume folder)",
     )
-    p.add_argument("--resume", metavar="DIR", help="continue the archive saved in DIR")
+    p.add_argument(
+        "--resume", metavar="DIR", type=input_path("archive folder"), help="continue the archive saved in DIR"
+    )
+    p.add_argument("--force", action="store_true", help="write into --out even if it is not empty")
     p.add_argument(
         "--save-s",
-        type=number(0, above=True),
+        type=number(0, 10**6, above=True),
         default=60.0,
         help="seconds between saves of the archive while exploring",
     )
@@ -114,6 +119,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--segment", type=count(1), default=100, help="ticks explored from a cell before choosing another")
     add_seat_args(p, seed=0)
     p.add_argument("--top", type=count(0), default=10, help="frontier cells listed")
-    p.add_argument("--runs", default="runs", help="folder for new output folders")
+    p.add_argument(
+        "--runs",
+        default="runs",
+        type=output_folder("folder of output folders", exists_ok=True),
+        help="folder for new output folders",
+    )
     p.add_argument("--json", action="store_true", help="the summary as one JSON line")
     p.set_defaults(fn=cmd_explore)

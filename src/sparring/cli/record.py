@@ -7,7 +7,7 @@ import os
 
 from sparring.cli.overrides import env_overrides
 from sparring.cli.seats import add_seat_args
-from sparring.cli.values import count, number
+from sparring.cli.values import COUNT_MAX, count, input_file, input_path, number, output, seed, text
 from sparring.kit import registry
 from sparring.kit.files import check_output
 
@@ -17,7 +17,9 @@ def cmd_record(args, extra) -> int:
     from sparring.kit.progress import Progress
 
     spec, explicit, opponent = _policy_spec(args), env_overrides(extra), args.opponent
-    check_output(args.out, "--out")
+    check_output(args.out, "--out", overwrite=args.force)
+    if args.force and os.path.lexists(args.out):
+        os.remove(args.out)  # the recorder refuses to write over a file: --force asked for it
     with Progress(f"record {args.env}") as progress:
         progress.status("building the envs and the players (compiling the env's kernels on a first run)")
         n, name = _record(args, spec, explicit, opponent, progress)
@@ -58,7 +60,7 @@ def cmd_replay(args, extra) -> int:
     env_overrides(extra)  # nothing to override here; unknown arguments are errors
     for flag in ("html", "gif", "mp4"):
         if getattr(args, flag):
-            check_output(getattr(args, flag), f"--{flag}")
+            check_output(getattr(args, flag), f"--{flag}", overwrite=args.force)
     try:
         rec = Recording(args.file)
     except FileNotFoundError as exc:
@@ -82,7 +84,11 @@ def cmd_fork(args, extra) -> int:
     from sparring.record import fork
 
     env_overrides(extra)  # the env and its config come from the recording
-    check_output(args.out, "--out")
+    check_output(args.out, "--out", overwrite=args.force)
+    if _same_file(args.file, args.out):
+        raise ValueError(f"--out {args.out!r} is the recording being forked ({args.file!r}); give another path")
+    if args.force and os.path.lexists(args.out):
+        os.remove(args.out)  # the recorder refuses to write over a file: --force asked for it
     try:
         n = fork(
             args.file,
@@ -104,11 +110,26 @@ def cmd_fork(args, extra) -> int:
     return 0
 
 
+def _same_file(a: str, b: str) -> bool:
+    """Whether the paths ``a`` and ``b`` name one file (or one recording and its unclosed parts)."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 def _policy_spec(args) -> str:
     """The policy of ``record``/``fork`` as a make_player spec: --checkpoint C, or --policy random|scripted:NAME."""
     if (args.checkpoint is None) == (args.policy is None):
         raise ValueError("give exactly one of --policy (random, scripted:NAME) and --checkpoint C")
     return f"checkpoint:{args.checkpoint}" if args.checkpoint else args.policy
+
+
+EPISODES_MAX = 10**7
+FPS_MAX = 1000.0
+RECORDING = input_file("recording (.parquet)", alternatives=(".parts",))
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -121,44 +142,60 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 def _add_record(p: argparse.ArgumentParser) -> None:
     p.add_argument("env")
     _policy_args(p, opponent="default: with --checkpoint, the one it trained against; else the env's")
-    p.add_argument("--episodes", type=count(1), default=10)
-    p.add_argument("--out", required=True, help="the .parquet file to write")
+    p.add_argument("--episodes", type=count(1, EPISODES_MAX), default=10)
+    p.add_argument("--out", required=True, type=output(".parquet file to write"), help="the .parquet file to write")
+    p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     p.add_argument(
         "--num-envs",
         type=count(1),
         default=1,
         help="envs played at once (more is faster, but the first episodes to finish are the shorter ones)",
     )
-    p.add_argument("--group-rows", type=count(1), default=4096, help="rows per crash-safe row group")
+    p.add_argument("--group-rows", type=count(1, COUNT_MAX), default=4096, help="rows per crash-safe row group")
     p.set_defaults(fn=cmd_record)
 
 
 def _add_replay(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file")
+    p.add_argument("file", type=RECORDING, help="a recording (.parquet) of `sparring record`")
     p.add_argument("--episode", type=count(0), default=0)
-    p.add_argument("--gif", metavar="OUT")
-    p.add_argument("--mp4", metavar="OUT")
-    p.add_argument("--html", metavar="OUT", help="one self-contained page: timeline, per-tick panel, chart")
-    p.add_argument("--fps", type=number(0, above=True), default=8.0)
+    p.add_argument("--gif", metavar="OUT", type=output("GIF file to write"))
+    p.add_argument("--mp4", metavar="OUT", type=output("MP4 file to write"))
+    p.add_argument(
+        "--html",
+        metavar="OUT",
+        type=output("HTML file to write"),
+        help="one self-contained page: timeline, per-tick panel, chart",
+    )
+    p.add_argument("--force", action="store_true", help="overwrite the --gif/--mp4/--html files if they exist")
+    p.add_argument("--fps", type=number(0, FPS_MAX, above=True), default=8.0)
     p.add_argument("--print", action="store_true", help="print every tick instead of the interactive replay")
     p.set_defaults(fn=cmd_replay)
 
 
 def _add_fork(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file")
+    p.add_argument("file", type=RECORDING, help="a recording (.parquet) of `sparring record`")
     p.add_argument("--episode", type=count(0), required=True)
     p.add_argument("--tick", type=count(0), required=True)
     _policy_args(p)
-    p.add_argument("--episodes", type=count(1), default=1, help="continuations to record")
-    p.add_argument("--reseed", type=int, help="also reseed the env's own generator (new dice) per continuation")
-    p.add_argument("--out", required=True)
+    p.add_argument("--episodes", type=count(1, EPISODES_MAX), default=1, help="continuations to record")
+    p.add_argument("--reseed", type=seed(), help="also reseed the env's own generator (new dice) per continuation")
+    p.add_argument("--out", required=True, type=output(".parquet file to write"))
+    p.add_argument("--force", action="store_true", help="overwrite --out if it exists (never the recording forked)")
     p.set_defaults(fn=cmd_fork)
 
 
 def _policy_args(p: argparse.ArgumentParser, opponent: str | None = None) -> None:
     """Who plays in ``record`` and ``fork``: --policy or --checkpoint (--greedy), the seed, and for ``record`` who
     plays the other seats (``opponent``: the help of --opponent)."""
-    p.add_argument("--policy", help="random, or scripted:NAME (one of the env's scripted policies)")
-    p.add_argument("--checkpoint", help="a run folder or checkpoint folder of `sparring train`")
+    p.add_argument(
+        "--policy",
+        type=text("a policy: random or scripted:NAME"),
+        help="random, or scripted:NAME (one of the env's scripted policies)",
+    )
+    p.add_argument(
+        "--checkpoint",
+        type=input_path("run folder or checkpoint folder"),
+        help="a run folder or checkpoint folder of `sparring train`",
+    )
     p.add_argument("--greedy", action="store_true", help="with --checkpoint: most likely actions, no sampling")
     add_seat_args(p, seed=0, opponent=opponent)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from sparring.cli.values import seed as seed_type
+from sparring.cli.values import text
+
 SEAT_HELP = (
     "who plays the seat NAME (repeatable): random, scripted:NAME, checkpoint:RUN{knob}; `sparring list` names the seats"
 )
@@ -19,9 +22,15 @@ def add_seat_args(
     (then ``--seat`` takes only players, not the env's knob); ``seat`` adds ``--seat NAME=PLAYER``.
     """
     if opponent is not None:
-        p.add_argument("--opponent", help=opponent)
+        p.add_argument("--opponent", type=text("an opponent (a knob value, scripted policy or 'self')"), help=opponent)
     if seat:
         knob = ", or a value of the env's opponent knob for a seat the env plays itself" if opponent else ""
-        p.add_argument("--seat", action="append", metavar="NAME=PLAYER", help=SEAT_HELP.format(knob=knob))
+        p.add_argument(
+            "--seat",
+            action="append",
+            type=text("NAME=PLAYER"),
+            metavar="NAME=PLAYER",
+            help=SEAT_HELP.format(knob=knob),
+        )
     if seed is not None:
-        p.add_argument("--seed", type=int, default=seed)
+        p.add_argument("--seed", type=seed_type(), default=seed)

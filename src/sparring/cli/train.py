@@ -8,7 +8,22 @@ import os
 
 from sparring.cli.overrides import override_groups
 from sparring.cli.seats import add_seat_args
-from sparring.cli.values import count, number
+from sparring.cli.values import (
+    STEPS_MAX,
+    count,
+    input_file,
+    inside,
+    input_path,
+    name,
+    number,
+    output,
+    output_folder,
+    seed,
+    text,
+)
+
+MINUTES_MAX = 10**7
+"""Longest budget in minutes (19 years)."""
 
 
 def cmd_train(args, extra) -> int:
@@ -21,6 +36,8 @@ def cmd_train(args, extra) -> int:
     budget = _budget(args, groups.get("train", {}))
     if args.ray_address is not None:
         budget.update(vec="ray", ray_address=args.ray_address)
+    if budget.get("ray_address"):
+        _check_ray(budget["ray_address"])
     if args.archive is not None:
         budget["archive_fraction"] = args.archive
     if args.resume is not None and (args.seat or args.opponent):
@@ -51,11 +68,13 @@ def final_eval(run_dir: str) -> None:
     write ``eval.json`` into the run folder and print the report and the run folder."""
     from sparring.evaluate.episodes import format_report
     from sparring.evaluate.play import evaluate_checkpoint
+    from sparring.kit.files import check_keys, read_json
     from sparring.kit.progress import Progress
 
-    with open(os.path.join(run_dir, "config.json")) as fh:
-        config = json.load(fh)
-    episodes = config["train"]["eval_episodes"]
+    path = os.path.join(run_dir, "config.json")
+    config = read_json(path, "run config")
+    check_keys(config, {"env": str, "train": dict, "opponent": (str, type(None))}, path, "run config.json")
+    episodes = config["train"].get("eval_episodes", 0)
     if episodes <= 0:
         return
     with Progress(f"eval {config['env']}") as progress:
@@ -81,7 +100,12 @@ def cmd_sweep(args, extra) -> int:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     space = load_space(registry.get(args.env), args.space)
     folder = os.path.join(args.sweeps, args.name or args.env)
+    inside(args.sweeps, args.name or args.env, "--name")
     check_output(folder, "--sweeps", folder=True)
+    if args.ray_address and args.backend != "ray":
+        raise ValueError("--ray-address is for --backend ray; add --backend ray or drop it")
+    if args.backend == "ray":
+        _check_ray(args.ray_address or "")
     settings = SweepSettings(
         args.env,
         space,
@@ -126,7 +150,7 @@ def cmd_ablate(args, extra) -> int:
 
     groups = override_groups(extra, {"env", "train"})
     if args.out:
-        check_output(args.out, "--out")
+        check_output(args.out, "--out", overwrite=args.force)
     with Progress(f"ablate {args.env}") as progress:
         result = ablate(
             args.env,
@@ -148,6 +172,13 @@ def cmd_ablate(args, extra) -> int:
     return 0
 
 
+def _check_ray(address: str) -> None:
+    """No Ray cluster at ``address``: one line within the connect deadline (Ray would wait for ever)."""
+    from sparring.sweep.ray_tune import check_ray_address
+
+    check_ray_address(address)
+
+
 def _budget(args, train: dict) -> dict:
     """``--train.KEY`` overrides with ``--minutes`` and ``--steps`` folded in."""
     if args.minutes is not None:
@@ -161,13 +192,25 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``train``, ``sweep`` and ``ablate``."""
     p = sub.add_parser("train", help="PPO with a live dashboard, checkpoints, plots (--train.KEY VALUE overrides)")
     p.add_argument("env", nargs="?", help="env name (optional with --resume)")
-    p.add_argument("--minutes", type=number(0), help="training budget in minutes")
-    p.add_argument("--steps", type=count(0), help="training budget in learner agent-steps")
+    p.add_argument("--minutes", type=number(0, MINUTES_MAX), help="training budget in minutes")
+    p.add_argument("--steps", type=count(0, STEPS_MAX), help="training budget in learner agent-steps")
     add_seat_args(p, seed=None, opponent="the env's opponent knob value, one of its scripted policies, or 'self'")
-    p.add_argument("--resume", metavar="RUN", help="continue a run folder (or checkpoint) where it stopped")
-    p.add_argument("--runs", default="runs", help="folder for new run folders")
     p.add_argument(
-        "--ray-address", help="step the envs on this Ray cluster (same as --train.vec ray --train.ray_address ADDR)"
+        "--resume",
+        metavar="RUN",
+        type=input_path("run folder or checkpoint folder"),
+        help="continue a run folder (or checkpoint) where it stopped",
+    )
+    p.add_argument(
+        "--runs",
+        default="runs",
+        type=output_folder("folder of run folders", exists_ok=True),
+        help="folder for new run folders",
+    )
+    p.add_argument(
+        "--ray-address",
+        type=text("a Ray address, e.g. 127.0.0.1:6379"),
+        help="step the envs on this Ray cluster (same as --train.vec ray --train.ray_address ADDR)",
     )
     p.add_argument(
         "--archive",
@@ -185,20 +228,38 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "writes a table and plots (--train.KEY/--env.KEY fix the rest)",
     )
     p.add_argument("env")
-    p.add_argument("--trials", type=count(1), default=20, help="finished trials the sweep should hold")
+    p.add_argument("--trials", type=count(1, 10**6), default=20, help="finished trials the sweep should hold")
     _trial_args(p)
-    p.add_argument("--rungs", type=count(1), default=4, help="scorings per trial; all but the last can prune it")
-    p.add_argument("--seed", type=int, default=0, help="training seed of every trial, and the sampler's seed")
-    p.add_argument("--space", metavar="FILE", help="a TOML file whose [sweep] table replaces the env's")
-    p.add_argument("--name", help="sweep folder name under --sweeps (default: the env); rerun to resume")
-    p.add_argument("--sweeps", default="sweeps", help="folder holding sweep folders")
+    p.add_argument("--rungs", type=count(1, 1000), default=4, help="scorings per trial; all but the last can prune it")
+    p.add_argument("--seed", type=seed(), default=0, help="training seed of every trial, and the sampler's seed")
+    p.add_argument(
+        "--space",
+        metavar="FILE",
+        type=input_file("TOML file"),
+        help="a TOML file whose [sweep] table replaces the env's",
+    )
+    p.add_argument(
+        "--name",
+        type=name("a sweep folder name"),
+        help="sweep folder name under --sweeps (default: the env); rerun to resume",
+    )
+    p.add_argument(
+        "--sweeps",
+        default="sweeps",
+        type=output_folder("folder of sweep folders", exists_ok=True),
+        help="folder holding sweep folders",
+    )
     p.add_argument(
         "--backend",
         choices=("local", "ray"),
         default="local",
         help="local: Optuna TPE + median pruning in SQLite; ray: Ray Tune with OptunaSearch + ASHA",
     )
-    p.add_argument("--ray-address", help="Ray cluster address for --backend ray (default: a local Ray)")
+    p.add_argument(
+        "--ray-address",
+        type=text("a Ray address, e.g. 127.0.0.1:6379"),
+        help="Ray cluster address for --backend ray (default: a local Ray)",
+    )
     p.set_defaults(fn=cmd_sweep)
     p = sub.add_parser(
         "ablate",
@@ -206,22 +267,23 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("env")
     p.add_argument("--knob", required=True, metavar="KEY=A,B[,C]", help="e.g. train.lr=3e-4,1e-3 or env.size=9,11")
-    p.add_argument("--seeds", type=count(1), default=5, help="trainings per value")
-    p.add_argument("--first-seed", type=int, default=0)
+    p.add_argument("--seeds", type=count(1, 1000), default=5, help="trainings per value")
+    p.add_argument("--first-seed", type=seed(), default=0, help="the seed of the first training of each value")
     p.add_argument("--test", choices=("welch", "mannwhitney"), default="welch")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--out", metavar="FILE.json", help="also write the result here")
+    p.add_argument("--out", metavar="FILE.json", type=output("JSON file to write"), help="also write the result here")
+    p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     _trial_args(p)
     p.set_defaults(fn=cmd_ablate)
 
 
 def _trial_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--steps", type=count(0), help="training budget per trial, in learner agent-steps")
-    p.add_argument("--minutes", type=number(0), help="training budget per trial, in minutes")
+    p.add_argument("--steps", type=count(0, STEPS_MAX), help="training budget per trial, in learner agent-steps")
+    p.add_argument("--minutes", type=number(0, MINUTES_MAX), help="training budget per trial, in minutes")
     p.add_argument(
         "--metric",
         default="win_rate",
         help="score: win_rate, episode_return, episode_length or one of the env's metrics",
     )
-    p.add_argument("--episodes", type=count(1), default=256, help="evaluation episodes per score")
+    p.add_argument("--episodes", type=count(1, 10**7), default=256, help="evaluation episodes per score")
     p.add_argument("--opponent", help="as for sparring train")

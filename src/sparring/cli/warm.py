@@ -8,6 +8,8 @@ import json
 import os
 import time
 
+from sparring.cli.values import threads
+
 
 def _compilations(module) -> int:
     """Numba cache misses (compilations) so far of the dispatchers an env's batch module holds."""
@@ -120,7 +122,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("envs", nargs="*", metavar="ENV", help="envs to warm (default: every registered env)")
     p.add_argument(
         "--jobs",
-        type=int,
+        type=threads(),
         default=None,
         metavar="N",
         help="processes compiling at once: envs spread over N processes, or one env's step beside its reset "

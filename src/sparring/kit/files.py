@@ -1,10 +1,14 @@
-"""Reading the files the project writes: one error for a damaged file, checksums, and output paths checked early.
+"""Reading the files the project writes: one error for a damaged file, checksums, bounded reads, outputs checked.
 
 Every load point wraps what a third-party reader (json, numpy, safetensors, torch, pyarrow)
 raises about a file in :class:`DamagedFile`, a ValueError whose one-line message names the
 file, what is wrong with it and what to do; the CLI prints it as ``sparring: <message>``
 and exits with 2. Files the project writes record a SHA-256 checksum of each data file in
 their metadata (``"sha256:<hex>"``, see :func:`file_checksum`), checked when they are read.
+
+Every read is bounded: :func:`check_regular` is called before a file is opened (a link to a
+device such as ``/dev/zero``, a pipe or a folder is refused, and a file larger than the reader
+takes), so no crafted path can make a reader wait or read for ever.
 """
 
 from __future__ import annotations
@@ -15,10 +19,13 @@ import json
 import math
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Iterator
 
 _LONGEST = 400  # characters of a message; a garbled file must not print a screenful
+JSON_LIMIT = 64 << 20
+"""Largest JSON file (metadata, configs) any reader takes, in bytes."""
 
 
 def _one_line(text: str) -> str:
@@ -64,11 +71,49 @@ def reading(path: str | os.PathLike, what: str, remedy: str = "") -> Iterator[No
         raise DamagedFile(path, f"not a readable {what} ({describe(exc)})", remedy) from exc
 
 
-def read_json(path: str | os.PathLike, what: str, remedy: str = "") -> dict:
+def check_regular(path: str | os.PathLike, what: str, remedy: str = "", limit: int | None = None) -> int:
+    """The size of ``path`` when it is a regular file of at most ``limit`` bytes (None: any size); else a
+    :class:`DamagedFile`. Call it before opening a file: a folder, a device (a link to ``/dev/zero``, which
+    never ends), a pipe (whose open waits for a writer) or a socket is refused without being opened."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise DamagedFile(path, f"not a readable {what} ({describe(exc)})", remedy) from None
+    if stat.S_ISDIR(info.st_mode):
+        raise DamagedFile(path, f"is a folder, not a {what}", remedy)
+    if not stat.S_ISREG(info.st_mode):
+        raise DamagedFile(path, f"is not a regular file (a device, pipe or socket), not a {what}", remedy)
+    if limit is not None and info.st_size > limit:
+        raise DamagedFile(
+            path, f"is {info.st_size} bytes, more than the {limit} a {what} may have: not a {what}", remedy
+        )
+    return info.st_size
+
+
+def read_bytes(path: str | os.PathLike, what: str, limit: int, remedy: str = "") -> bytes:
+    """The bytes of the regular file ``path`` (a ``what``) of at most ``limit`` bytes (see :func:`check_regular`);
+    never more than ``limit`` + 1 bytes are read, even from a file that grows while it is read."""
+    check_regular(path, what, remedy, limit)
+    with reading(path, what, remedy):
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise DamagedFile(path, f"holds more than the {limit} bytes a {what} may have", remedy)
+    return data
+
+
+def read_text(path: str | os.PathLike, what: str, limit: int, remedy: str = "") -> str:
+    """The UTF-8 text of ``path`` (see :func:`read_bytes`); bytes that are not UTF-8 are a :class:`DamagedFile`."""
+    data = read_bytes(path, what, limit, remedy)
+    with reading(path, f"{what} (UTF-8 text)", remedy):
+        return data.decode("utf-8")
+
+
+def read_json(path: str | os.PathLike, what: str, remedy: str = "", limit: int = JSON_LIMIT) -> dict:
     """The JSON object in ``path`` (a ``what``, e.g. "checkpoint meta"); anything else is a :class:`DamagedFile`."""
+    text = read_text(path, f"{what} (JSON)", limit, remedy)
     with reading(path, f"{what} (JSON)", remedy):
-        with open(path, encoding="utf-8") as fh:
-            value = json.load(fh)
+        value = json.loads(text)
     if not isinstance(value, dict):
         raise DamagedFile(path, f"is a JSON {type(value).__name__}, not a JSON object ({what} expected)", remedy)
     return value
@@ -119,7 +164,8 @@ def _jsonable(value) -> bool:
 
 
 def file_checksum(path: str | os.PathLike) -> str:
-    """``"sha256:<hex>"`` of the bytes of ``path``."""
+    """``"sha256:<hex>"`` of the bytes of ``path`` (a regular file: a device or pipe is a :class:`DamagedFile`)."""
+    check_regular(path, "file")
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -181,16 +227,19 @@ def verify_checksums(
             )
 
 
-def check_output(path: str | os.PathLike, flag: str, folder: bool = False) -> str:
+def check_output(path: str | os.PathLike, flag: str, folder: bool = False, overwrite: bool = True) -> str:
     """Fail before any work when the output ``path`` given as ``flag`` cannot be written; returns it absolute.
 
-    A file output must not be an existing folder (a folder output not an existing file), and
-    the nearest folder that exists on the way to it must take new files (missing folders
-    below it are created when the output is written). The ValueError names ``flag``.
+    A file output must not be an existing folder (a folder output not an existing file), nor,
+    unless ``overwrite``, an existing file (the command's ``--force`` allows it); and the nearest
+    folder that exists on the way to it must take new files (missing folders below it are
+    created when the output is written). The ValueError names ``flag``.
     """
     full = os.path.abspath(path)
     if not folder and os.path.isdir(full):
         raise ValueError(f"{flag} {os.fspath(path)!r} is a folder; give the path of a file to write")
+    if not folder and not overwrite and os.path.lexists(full):
+        raise ValueError(f"{flag} {os.fspath(path)!r} exists; give --force to overwrite it, or another path")
     if folder and os.path.exists(full) and not os.path.isdir(full):
         raise ValueError(f"{flag} {os.fspath(path)!r} is a file; give a folder")
     where = full if folder else os.path.dirname(full)
@@ -216,6 +265,7 @@ def read_npy(path: str | os.PathLike, dtype, shape: tuple, what: str, remedy: st
     import numpy as np
 
     dtype = np.dtype(dtype)
+    check_regular(path, f"{what} (NumPy .npy)", remedy)
     with reading(path, f"{what} (NumPy .npy)", remedy):
         with open(path, "rb") as fh:
             version = np.lib.format.read_magic(fh)

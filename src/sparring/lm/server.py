@@ -5,7 +5,9 @@ Limits keep a bad request from costing more than an error: the body size
 tokens (400), ``max_tokens`` (capped, never refused), and the time a client has to
 send its whole request (408 and the connection closed). Every field is type- and
 range-checked (``seed`` in 0..2**63-1, ``temperature`` in [0, 2], ...): a bad one
-gets a 400 naming the field, what is valid and what was sent. Every malformed
+gets a 400 naming the field, what is valid and what was sent. A ``temperature`` below
+``TEMPERATURE_FLOOR`` (1e-3) is greedy decoding, as 0 is (dividing the logits by 1e-300
+would overflow them): a valid-looking request is never answered 5xx. Every malformed
 request gets a 4xx with an OpenAI-style ``{"error": {"message": ...}}`` body. CPU
 work (parsing, the chat template, tokenizing, generating) runs on worker threads,
 never on the event loop, so a huge prompt does not stall other clients. Loopback
@@ -16,6 +18,7 @@ by default; with an API key every request needs ``Authorization: Bearer KEY``
 from __future__ import annotations
 
 import dataclasses
+import errno
 import hmac
 import json
 import math
@@ -38,6 +41,9 @@ from sparring.lm.protocol import ChatRequest
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 SEED_MAX = 2**63 - 1
+TEMPERATURE_FLOOR = 1e-3
+"""A request's ``temperature`` below this is greedy decoding (as 0): at such temperatures sampling is greedy anyway,
+and a tiny one (1e-300, 5e-324) would overflow the logits it divides."""
 """Largest ``seed`` a request may give: seeds are 0..2**63-1, non-negative signed 64-bit integers (torch takes them)."""
 
 
@@ -97,6 +103,7 @@ def make_app(
 
     ``app.state.batcher`` is the :class:`~sparring.lm.batcher.Batcher` answering its requests.
     """
+    check_identity(name, api_key)
     name = name or os.path.basename(model.folder.rstrip(os.sep))
     prompt_cap = min(limits.max_prompt_tokens or model.context - 1, model.context - 1)
     char_cap = limits.max_prompt_chars or prompt_cap * _longest_token(model.tokenizer)
@@ -172,8 +179,9 @@ def make_app(
         req, prompt = await run_in_threadpool(_prepare, await _read_body(request, limits.max_request_bytes))
         wanted = req.max_completion_tokens or req.max_tokens or limits.default_max_tokens
         new_tokens = min(wanted, limits.max_tokens, model.context - len(prompt))
+        temperature = req.temperature if req.temperature >= TEMPERATURE_FLOOR else 0.0
         done = await run_in_threadpool(
-            batcher.run, Job(prompt, new_tokens, req.temperature, req.top_p, req.seed, req.stop_list())
+            batcher.run, Job(prompt, new_tokens, temperature, req.top_p, req.seed, req.stop_list())
         )
         return {
             "id": f"chatcmpl-{uuid.uuid4().hex}",
@@ -291,6 +299,26 @@ def _parse(body: bytes, valid: dict[str, str]) -> ChatRequest:
         raise ApiError(400, "invalid chat completion request: " + "; ".join(t for _, t in problems.values())) from None
 
 
+def check_identity(name: str | None, api_key: str | None) -> None:
+    """The served model id and API key, when given, are non-empty printable ASCII without spaces (a header
+    carries the key; clients send the id): else a ValueError naming the flag and what is valid."""
+    for flag, value in (("--name", name), ("--api-key", api_key)):
+        if value is None:
+            continue
+        if not value or len(value) > 256 or not all("!" <= ch <= "~" for ch in value):
+            shown = repr(value) if len(value) <= 40 else repr(value[:37]) + "..."
+            raise ValueError(
+                f"{flag} must be 1 to 256 printable ASCII characters without spaces, got {shown}"
+                + ("; leave --api-key out to serve without one" if flag == "--api-key" else "")
+            )
+
+
+def check_threads(threads: int | None) -> None:
+    """``threads`` (torch CPU threads) is None or 1 to 1024; else a ValueError naming ``--threads``."""
+    if threads is not None and not (isinstance(threads, int) and 1 <= threads <= 1024):
+        raise ValueError(f"--threads must be an integer in [1, 1024] (torch CPU threads), got {threads!r}")
+
+
 def _longest_token(tokenizer) -> int:
     """Characters in the longest entry of ``tokenizer``'s vocabulary (at least 1)."""
     return max(1, max((len(t) for t in tokenizer.get_vocab()), default=1))
@@ -301,14 +329,34 @@ def bind(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # proto IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on such sockets; without it every answer
     # written in two parts (headers, body) waits ~40 ms for the client's delayed ACK (Nagle)
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    if not (isinstance(port, int) and 0 <= port <= 65535):
+        raise ValueError(f"--port must be an integer in [0, 65535] (0: any free port), got {port!r}")
+    try:
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    except OSError as exc:
+        raise ValueError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
-    except OSError as exc:
+    except (OSError, UnicodeError, ValueError, OverflowError) as exc:
         sock.close()
-        raise ValueError(f"cannot listen on {host}:{port}: {exc}") from None
+        raise ValueError(f"cannot listen on {host}:{port}: {_bind_problem(exc)}") from None
     return sock
+
+
+def _bind_problem(exc: BaseException) -> str:
+    """Why a bind failed, in words (not errno text), with what to do."""
+    number = getattr(exc, "errno", None)
+    if number == errno.EADDRINUSE:
+        return "the port is in use by another program; give another --port (0: any free port)"
+    if number == errno.EACCES:
+        return "this user may not listen on that port (ports below 1024 need privileges); give --port 1024 or above"
+    if number == errno.EADDRNOTAVAIL:
+        return "this machine has no such address; give --host 127.0.0.1, 0.0.0.0 or one of its own addresses"
+    if isinstance(exc, socket.gaierror) or isinstance(exc, (UnicodeError, ValueError)):
+        return "the host is not an address or name this machine can resolve; give e.g. --host 127.0.0.1"
+    text = getattr(exc, "strerror", None) or " ".join(str(exc).split())
+    return f"{text}; give another --host or --port"
 
 
 def uvicorn_config(app: FastAPI, **options):
@@ -366,17 +414,36 @@ def serve(
     limits: ServeLimits = ServeLimits(),
     threads: int | None = None,
 ) -> None:
-    """Load the model folder and serve it until interrupted (blocking); ``threads``: torch CPU threads."""
+    """Load the model folder and serve it until interrupted (blocking); ``threads``: torch CPU threads.
+
+    Every argument is checked before the model loads (a bad one is a ValueError naming its flag); once the
+    server accepts connections it prints one line, ``serving FOLDER as model NAME on http://HOST:PORT/v1``.
+    """
+    check_identity(name, api_key)
+    check_threads(threads)
+    sock = bind(host, port)  # before the model loads: a bad address fails at once
+    try:
+        model = LocalModel(folder, threads)
+        name = name or os.path.basename(model.folder.rstrip(os.sep))
+        app = make_app(model, name, api_key, limits)
+        where = f"[{host}]" if ":" in host else host
+        ready = (
+            f"serving {model.folder} as model {name!r} on http://{where}:{sock.getsockname()[1]}/v1"
+            f"{' (API key required)' if api_key else ''}"
+        )
+        ready_server(uvicorn_config(app, log_level="info"), ready).run(sockets=[sock])
+    finally:
+        sock.close()
+
+
+def ready_server(config, line: str):
+    """A uvicorn server for ``config`` that prints ``line`` once it has started (listening, the app up)."""
     import uvicorn
 
-    model = LocalModel(folder, threads)
-    name = name or os.path.basename(model.folder.rstrip(os.sep))
-    app = make_app(model, name, api_key, limits)
-    sock = bind(host, port)
-    where = f"[{host}]" if ":" in host else host
-    print(
-        f"serving {model.folder} as model {name!r} on http://{where}:{sock.getsockname()[1]}/v1"
-        f"{' (API key required)' if api_key else ''}",
-        flush=True,
-    )
-    uvicorn.Server(uvicorn_config(app, log_level="info")).run(sockets=[sock])
+    class Server(uvicorn.Server):
+        async def startup(self, sockets=None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started:
+                print(line, flush=True)
+
+    return Server(config)

@@ -8,6 +8,7 @@ weights); a damaged one is a :class:`~sparring.kit.files.DamagedFile` naming it.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 
@@ -17,7 +18,7 @@ from safetensors.torch import load_file
 from sparring.kit import registry
 from sparring.kit.atomic import clean_stale
 from sparring.kit.config import make_config
-from sparring.kit.files import DamagedFile, check_keys, read_json, reading, verify_checksums
+from sparring.kit.files import DamagedFile, check_keys, check_regular, read_json, reading, verify_checksums
 from sparring.players.policy import Policy
 
 FORMAT = 1
@@ -25,6 +26,18 @@ REMEDY = "use another checkpoint of the run (checkpoints/step-N) or train anew"
 # what every checkpoint's meta.json holds (train/checkpoint.py writes more, read on resume)
 META_KEYS = {"format": int, "env": str, "env_config": dict, "policy": dict, "step": int}
 _STEP = re.compile(r"step-\d+")
+INT_MAX = 2**63 - 1
+# the ranges of meta.json's numbers (key: (low, high)); a value outside is a damaged or crafted file
+STEP_RANGE = (0, INT_MAX)
+POLICY_RANGES = {
+    "obs_size": (1, 1 << 31),
+    "hidden": (1, 1 << 16),
+    "layers": (1, 64),
+    "onehot": (0, 255),
+    "scale": (0.0, 1e30, "above"),
+}
+HEADS_MAX = 64
+HEAD_SIZE_MAX = 1 << 20
 
 
 def resolve(path: str) -> str:
@@ -44,6 +57,7 @@ def resolve(path: str) -> str:
 
 def _latest(latest: str) -> str:
     """The checkpoint folder the ``latest`` file names (a ``step-N`` folder beside it)."""
+    check_regular(latest, "pointer to the newest checkpoint", REMEDY)
     with reading(latest, "pointer to the newest checkpoint", REMEDY):
         with open(latest, encoding="utf-8") as fh:
             name = fh.read(256).strip()
@@ -66,6 +80,8 @@ def read_meta(path: str) -> dict:
         if meta.get(key) is not None:
             check_keys(meta, {key: kind}, file, "checkpoint meta.json", REMEDY)
     check_keys(meta["policy"], {"obs_size": int, "head_sizes": list}, file, "checkpoint meta.json's 'policy'", REMEDY)
+    check_range(meta, "step", STEP_RANGE, file)
+    _check_policy_spec(meta["policy"], file)
     if meta.get("policies") is not None:
         _check_policies(meta, file)
     if not all(isinstance(v, str) for v in (meta.get("seats") or {}).values()):
@@ -77,6 +93,42 @@ def read_meta(path: str) -> dict:
             file, f"its env {meta['env']!r} with env_config {meta['env_config']} cannot be made ({exc})", REMEDY
         ) from None
     return meta
+
+
+def check_range(data: dict, key: str, bounds: tuple, file: str, where: str = "") -> None:
+    """``data[key]`` is in ``bounds``: ``(low, high)`` of integers for an integer, ``(low, high)`` of floats
+    for a finite number in [low, high], ``(low, high, "above")`` for one in (low, high]; else a DamagedFile
+    naming the key of ``file`` (in its part ``where``)."""
+    low, high, *above = bounds
+    value = data[key]
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    whole = isinstance(low, int) and isinstance(high, int)
+    if whole:
+        ok = number and isinstance(value, int) and low <= value <= high
+        valid = f"an integer in [{low}, {high}]"
+    else:
+        ok = number and math.isfinite(value) and (value > low if above else value >= low) and value <= high
+        valid = f"a finite number in {'(' if above else '['}{low:g}, {high:g}]"
+    if not ok:
+        raise DamagedFile(file, f"{where}{key!r} is {repr(value)[:40]}; it must be {valid}", REMEDY)
+
+
+def _check_policy_spec(spec: dict, file: str) -> None:
+    """The ranges of meta.json's ``policy``: sizes, widths, depths, a finite positive observation scale."""
+    for key, bounds in POLICY_RANGES.items():
+        if key in spec:
+            check_range(spec, key, bounds, file, "'policy' ")
+    heads = spec["head_sizes"]
+    if not (
+        1 <= len(heads) <= HEADS_MAX
+        and all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= HEAD_SIZE_MAX for h in heads)
+    ):
+        raise DamagedFile(
+            file,
+            f"'policy' 'head_sizes' is {repr(heads)[:40]}; it must be 1 to {HEADS_MAX} integers "
+            f"in [1, {HEAD_SIZE_MAX}]",
+            REMEDY,
+        )
 
 
 def _check_policies(meta: dict, file: str) -> None:
@@ -168,6 +220,7 @@ def verify_files(folder: str, meta: dict, names: list[str]) -> None:
 
 def read_tensors(file: str, what: str) -> dict[str, torch.Tensor]:
     """The tensors of the safetensors file ``file`` (a ``what``); a damaged file is a DamagedFile."""
+    check_regular(file, f"safetensors file of {what}", REMEDY)
     with reading(file, f"safetensors file of {what}", REMEDY):
         return load_file(file)
 

@@ -8,6 +8,7 @@ import json
 from sparring.kit import registry
 from sparring.kit.config import make_config
 from sparring.kit.progress import silent
+from sparring.players.opponents import resolve_opponent
 from sparring.sweep.objective import check_metric, train_and_score
 from sparring.sweep.stats import TESTS, Comparison, bootstrap_ci, compare_to_base
 from sparring.train.config import TrainConfig, make_train_config
@@ -135,10 +136,13 @@ def ablate(
         raise ValueError(f"unknown test {test!r}; valid: {', '.join(TESTS)}")
     if seeds < 2:
         raise ValueError(f"--seeds must be >= 2 for a significance test, got {seeds}")
+    if not (isinstance(first_seed, int) and 0 <= first_seed <= 2**63 - 1 - seeds):
+        raise ValueError(f"--first-seed must be an integer in [0, 2**63-1-seeds], got {first_seed!r}")
     train, env = dict(train or {}), dict(env or {})
     knob = parse_knob(knob_text, env_cls)
     if "seed" in train or knob.key == "train.seed":
         raise ValueError("ablate sets train.seed itself (--seeds K, --first-seed S); do not override it")
+    resolve_opponent(env_cls, opponent, env)  # an unknown opponent fails before any training
     base = base_value(env_cls, knob, train, env)
     labels = knob.values if base in knob.values else [base, *knob.values]
     scores: dict[str, list[float]] = {label: [] for label in labels}

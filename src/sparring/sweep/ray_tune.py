@@ -16,6 +16,7 @@ import os
 import optuna
 
 from sparring.kit.atomic import atomic_file
+from sparring.kit.net import CONNECT_SECONDS, check_reachable
 from sparring.sweep.objective import train_and_score
 from sparring.sweep.settings import SweepSettings
 from sparring.sweep.space import suggest
@@ -53,12 +54,20 @@ def _trainable(settings: SweepSettings):
     return trainable
 
 
+def check_ray_address(address: str, seconds: float = CONNECT_SECONDS) -> None:
+    """Fail within ``seconds`` (one line, naming the address) when no Ray cluster accepts connections at
+    ``address`` ("" or "auto": a local Ray, not checked); Ray itself would wait for ever."""
+    if address and address != "auto":
+        check_reachable(address, "Ray cluster (--ray-address)", seconds, default_port=6379)
+
+
 def run_ray(settings: SweepSettings, address: str = "") -> optuna.Study:
     """Run the sweep through Ray Tune (OptunaSearch with TPE, ASHA over rungs); returns the trials as a study."""
     from ray import tune
     from ray.tune.schedulers import ASHAScheduler
     from ray.tune.search.optuna import OptunaSearch
 
+    check_ray_address(address)
     init_ray(address)
     path = os.path.abspath(os.path.join(settings.folder, "ray"))
     trainable = tune.with_resources(_trainable(settings), {"cpu": 1})

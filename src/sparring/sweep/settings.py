@@ -9,6 +9,7 @@ import os
 from sparring.kit import registry
 from sparring.kit.atomic import atomic_file
 from sparring.kit.config import make_config
+from sparring.players.opponents import resolve_opponent
 from sparring.sweep.objective import check_metric
 from sparring.sweep.space import Param, split
 from sparring.train.config import make_train_config
@@ -58,7 +59,7 @@ def prepare(settings: SweepSettings) -> None:
         )
     train, env = settings.trial_configs({p.key: p.low if p.kind != "choices" else p.choices[0] for p in settings.space})
     cfg = make_train_config(env_cls, train)
-    make_config(env_cls, env)
+    make_config(env_cls, resolve_opponent(env_cls, settings.opponent, env)[0])  # an unknown opponent fails here
     if cfg.steps <= 0 and cfg.minutes <= 0:
         raise ValueError("give each trial a budget: --steps S or --minutes M (or --train.steps / --train.minutes)")
     os.makedirs(settings.folder, exist_ok=True)

@@ -19,9 +19,12 @@ import tomllib
 import optuna
 
 from sparring.kit.config import coerce, toml_defaults
+from sparring.kit.files import DamagedFile, read_text
 from sparring.train.config import TrainConfig
 
 KINDS = ("log", "linear", "choices")
+SPACE_LIMIT = 1 << 20
+"""Largest search space file in bytes."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -120,11 +123,14 @@ def load_space(env_cls, path: str | None = None) -> list[Param]:
     """The ``[sweep]`` table of ``path`` (a TOML file), or else of the env's ``defaults.toml``."""
     if path is None:
         return parse_space(env_cls, toml_defaults(env_cls, "sweep"))
+    text = read_text(path, "search space file (TOML)", SPACE_LIMIT, "give a TOML file with a [sweep] table")
     try:
-        with open(path, "rb") as fh:
-            table = tomllib.load(fh).get("sweep", {})
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ValueError(f"cannot read the search space file {path!r}: {exc}") from None
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise DamagedFile(path, f"not a readable search space file (TOML: {exc})", "fix its [sweep] table") from None
+    table = data.get("sweep", {})
+    if not isinstance(table, dict):
+        raise DamagedFile(path, f"its 'sweep' is a {type(table).__name__}, not a table of knobs", "fix its [sweep]")
     return parse_space(env_cls, table)
 
 

@@ -23,13 +23,14 @@ from safetensors.torch import save_file
 
 import sparring
 from sparring.kit.atomic import atomic_file, atomic_folder, clean_stale
-from sparring.kit.files import DamagedFile, check_keys, checksums, read_npy, reading
+from sparring.kit.files import DamagedFile, check_keys, check_regular, checksums, read_npy, reading
 from sparring.kit.trust import validate_states
 from sparring.players.load import (
     FORMAT,
     REMEDY,
     build_policy,
     check_compatible,
+    check_range,
     load_weights,
     read_meta,
     read_tensors,
@@ -47,6 +48,8 @@ RESUME_KEYS = {
     "opponent": (str, type(None)),
     "opponent_state": (dict, type(None)),
 }
+
+RESUME_RANGES = {"iteration": (0, 2**63 - 1), "elapsed": (0.0, 1e12), "recurrent_count": (0, 64)}
 
 
 def _tensors(named: dict) -> dict:
@@ -125,7 +128,10 @@ def write_meta(tmp: str, trainer, recurrent_count: int, opponent_json, files, **
 def read_resume_meta(path: str) -> dict:
     """The meta.json of the checkpoint at ``path``, with the keys a resume reads checked."""
     meta = read_meta(path)
-    check_keys(meta, RESUME_KEYS, os.path.join(resolve(path), "meta.json"), "checkpoint meta.json", REMEDY)
+    file = os.path.join(resolve(path), "meta.json")
+    check_keys(meta, RESUME_KEYS, file, "checkpoint meta.json", REMEDY)
+    for key, bounds in RESUME_RANGES.items():
+        check_range(meta, key, bounds, file)
     return meta
 
 
@@ -154,6 +160,7 @@ def restore_trainer(trainer, path: str) -> dict:
     extra = _rollout_tensors(os.path.join(folder, "state.safetensors"), trainer, meta["recurrent_count"])
     load_weights(trainer.policy, os.path.join(folder, "policy.safetensors"))
     file = os.path.join(folder, "optimizer.pt")
+    check_regular(file, "optimizer and RNG state (torch)", REMEDY)
     with reading(file, "optimizer and RNG state (torch)", REMEDY):
         opt = torch.load(file, weights_only=True, map_location="cpu")
         trainer.optimizer.load_state_dict(opt["optimizer"])

@@ -9,7 +9,8 @@ import time
 
 from sparring.kit import registry
 from sparring.kit.atomic import new_folder
-from sparring.kit.files import DamagedFile
+from sparring.kit.config import make_config
+from sparring.kit.files import DamagedFile, read_json
 from sparring.kit.progress import silent
 from sparring.players.load import REMEDY, resolve
 from sparring.train.checkpoint import read_resume_meta, restore_trainer, save_checkpoint
@@ -59,6 +60,8 @@ def train(
         if env_name is not None and env_name != meta["env"]:
             raise ValueError(f"run {resume!r} trained env {meta['env']!r}, not {env_name!r}")
         env_name, run_dir = meta["env"], _run_folder_of(resume)
+        check_resumed_env(registry.get(env_name), meta["env_config"], env_config or {}, resume)
+        check_run_config(run_dir, env_name)
         cfg = _resumed_config(meta, overrides, resume)
         check_training_memory(registry.get(env_name), meta["env_config"], cfg)
         trainer = Trainer(env_name, cfg, meta["env_config"], meta["opponent"], meta.get("seats"))
@@ -119,6 +122,45 @@ def train(
         trainer.close()
     plot_run(run_dir)
     return run_dir
+
+
+def check_resumed_env(env_cls: type, trained: dict, given: dict, run: str) -> None:
+    """A resume keeps the env config the run trained with: an ``--env.KEY`` that repeats its value is accepted,
+    one that changes it is a ValueError naming the key (and saying when it changes the observation or action
+    layout, which the policy's weights are shaped for)."""
+    if not given:
+        return
+    before = make_config(env_cls, trained)
+    after = make_config(env_cls, {**trained, **given})  # a bad value fails here, naming the key
+    changed = [key for key in given if getattr(before, key) != getattr(after, key)]
+    if not changed:
+        return
+    key = changed[0]
+    old, new = env_cls.obs_spec(before), env_cls.obs_spec(after)
+    if (old.size, str(old.dtype)) != (new.size, str(new.dtype)):
+        why = (
+            f"; {key}={getattr(after, key)!r} changes the observation layout its policy has ({old.size} -> {new.size})"
+        )
+    else:
+        why = "; a resume goes on with the env config the run trained with"
+    raise ValueError(
+        f"--env.{key} {given[key]!r}: run {run!r} trained with {key}={getattr(before, key)!r}{why}; "
+        f"drop --env.{key} (or repeat its value), or train anew"
+    )
+
+
+def check_run_config(run_dir: str, env_name: str) -> None:
+    """The run's config.json, when there is one, is a JSON object of the run's env (it is rewritten on resume)."""
+    path = os.path.join(run_dir, "config.json")
+    if not os.path.lexists(path):
+        return
+    config = read_json(path, "run config", "remove it (a resume writes it anew) or resume another run")
+    if config.get("env", env_name) != env_name:
+        raise DamagedFile(
+            path,
+            f"names env {str(config.get('env'))[:40]!r}, but the run's checkpoint trained {env_name!r}",
+            "remove it (a resume writes it anew) or resume another run",
+        )
 
 
 def _check_budget(cfg: TrainConfig) -> None:
