@@ -34,7 +34,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 
-from sparring.evaluate.wilson import wilson_interval  # noqa: E402
+from sparring.kit.stats import wilson_interval  # noqa: E402
 from sparring.kit import BatchedEnv, registry  # noqa: E402
 from sparring.players.load import load_policy, read_meta  # noqa: E402
 

@@ -30,8 +30,7 @@ import time
 import numpy as np
 from arms import add_setting_args, histogram, iterations, pairs
 
-from sparring.evaluate.bootstrap import bootstrap_ci
-from sparring.evaluate.wilson import wilson_interval
+from sparring.kit.stats import bootstrap_ci, wilson_interval
 from sparring.explore.reach import reach
 from sparring.kit import registry
 from sparring.kit.atomic import atomic_file

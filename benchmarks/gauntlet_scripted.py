@@ -31,7 +31,7 @@ from ladders import gauntlet_passive, gauntlet_runs
 
 from sparring.envs.gauntlet.env import Gauntlet
 from sparring.envs.gauntlet.world import HEAL_HP, MAX_HP, SOURCES, WAVES
-from sparring.evaluate.wilson import wilson_interval
+from sparring.kit.stats import wilson_interval
 
 PLAYERS = ("expert", "competent", "steady", "passive")
 

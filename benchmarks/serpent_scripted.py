@@ -14,7 +14,7 @@ import time
 
 from ladders import serpent_fights
 
-from sparring.evaluate.wilson import wilson_interval
+from sparring.kit.stats import wilson_interval
 
 PLAYERS = ("reference", "reactive")
 

@@ -29,7 +29,7 @@ import numpy as np
 from arms import add_setting_args, iterations, pairs
 from scipy.stats import mannwhitneyu
 
-from sparring.evaluate.wilson import wilson_interval
+from sparring.kit.stats import wilson_interval
 from sparring.explore.reach import reach
 from sparring.kit import registry
 from sparring.kit.atomic import atomic_file

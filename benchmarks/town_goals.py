@@ -18,7 +18,7 @@ import numpy as np
 
 import sparring
 from sparring.envs.town.world import GOAL_NAMES
-from sparring.evaluate.wilson import wilson_interval
+from sparring.kit.stats import wilson_interval
 from sparring.players import make_player
 
 

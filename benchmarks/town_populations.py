@@ -27,7 +27,7 @@ import os
 import subprocess
 import sys
 
-from sparring.evaluate.wilson import wilson_interval
+from sparring.kit.stats import wilson_interval
 
 LEAGUE = ["--train.league", "self,scripted:planner:0.2", "--train.league_seats", "2", "--train.pool_every", "10"]
 RECIPES = {

@@ -62,6 +62,12 @@ def test_envs_import_only_the_kit_and_their_own_folder():
     assert _edges(bad) == []
 
 
+def test_lm_and_evaluate_import_no_particular_env():
+    """They reach an env's words, progress and analyses through what it declares in the kit (its text face, its
+    tally), never through its code."""
+    assert _edges(lambda a, b: _package(a) in ("lm", "evaluate") and _package(b) == "envs") == []
+
+
 def test_nothing_imports_the_cli():
     assert _edges(lambda a, b: _package(b) == "cli" and _package(a) != "cli" and a != "sparring.__main__") == []
 

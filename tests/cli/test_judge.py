@@ -60,7 +60,7 @@ def test_emergence_prints_its_blocks_and_writes_its_plots(tmp_path, capsys):
     [
         (
             ["duel", "--brain", "random", "--emergence", "{tmp}/e"],
-            "--emergence (work, trades, prices) is measured in town",
+            "--emergence needs an env of more than two seats that declares an emergence analysis",
         ),
         (["town", "--brain", "random", "--emergence", "{tmp}/r.json"], "is a file; give a folder"),
     ],

@@ -15,7 +15,7 @@ def test_a_two_seat_env_gets_a_round_robin_with_both_seats_from_outside():
 
 def test_town_gets_focal_and_background_characters():
     report = judge("town", ["random"], ["scripted:planner"], episodes=8, num_envs=8, env_overrides={"days": 1})
-    assert report["kind"] == "town" and report["focal"] == ["random"] and report["backgrounds"] == ["scripted:planner"]
+    assert report["kind"] == "crowd" and report["focal"] == ["random"] and report["backgrounds"] == ["scripted:planner"]
 
 
 @pytest.mark.parametrize(

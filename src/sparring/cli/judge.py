@@ -36,10 +36,10 @@ def cmd_judge(args, extra) -> int:
             emergence=bool(args.emergence),
         )
         if args.emergence:
-            from sparring.evaluate.emergence_plots import write_emergence_plots
+            from sparring.kit import registry
 
             progress.status("drawing the emergence plots")
-            report["plots"] = write_emergence_plots(report, args.emergence)
+            report["plots"] = registry.get(args.env).emergence_plots(report, args.emergence)
     if args.out:
         with atomic_file(args.out) as fh:
             json.dump(report, fh, indent=1)

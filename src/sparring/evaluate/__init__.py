@@ -13,6 +13,6 @@ an array field, ``None`` takes a scalar field. For example duel's
 the mean of each over episodes, split by outcome (win, loss, draw).
 """
 
-from sparring.evaluate.wilson import wilson_interval
+from sparring.kit.stats import wilson_interval
 
 __all__ = ["wilson_interval"]

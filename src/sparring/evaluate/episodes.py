@@ -7,7 +7,7 @@ import textwrap
 
 import numpy as np
 
-from sparring.evaluate.wilson import wilson_interval
+from sparring.kit.stats import wilson_interval
 from sparring.kit.progress import silent
 
 OUTCOMES = ("win", "loss", "draw")

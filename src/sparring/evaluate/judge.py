@@ -2,8 +2,8 @@
 
 A brain is a player spec (``random``, ``scripted:NAME``, ``scripted:NAME:NOISE``,
 ``checkpoint:PATH``). A two-seat env (duel) plays a round robin between the brains
-(:mod:`sparring.evaluate.round_robin`); town plays every focal brain among every background
-brain (:mod:`sparring.evaluate.town_judge`). Both rate every brain with openskill
+(:mod:`sparring.evaluate.round_robin`); an env of more seats (town) plays every focal brain
+among every background brain (:mod:`sparring.evaluate.crowd_judge`). Both rate every brain with openskill
 (:mod:`sparring.evaluate.ratings`). The judge plays every seat itself, so the env's own
 players are switched off (duel's ``opponent`` is ``learner``, town's ``background`` 0).
 """
@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from sparring.envs.town.env import Town
+from sparring.evaluate.crowd_judge import judge_crowd
 from sparring.evaluate.round_robin import round_robin
-from sparring.evaluate.town_judge import judge_town
 from sparring.kit import registry
 from sparring.kit.config import make_config
 from sparring.players.make import check_player
@@ -36,8 +35,9 @@ def judge(
 ) -> dict:
     """The judge's report for ``env_name``: ``episodes`` games per pair of ``brains`` (two-seat envs), or towns
     per (focal brain, background brain) pairing, ``backgrounds`` defaulting to ``brains`` and the focal brain
-    playing ``focal`` characters (default half). ``greedy`` makes checkpoints take their most likely actions;
-    ``emergence`` (town only) adds each pairing's emergence figures (:mod:`sparring.evaluate.emergence`)."""
+    playing ``focal`` seats (default half). ``greedy`` makes checkpoints take their most likely actions;
+    ``emergence`` adds each pairing's figures of the env's declared analysis (``env_cls.emergence``, e.g.
+    town's work, trades and prices: see :mod:`sparring.kit.tally`)."""
     env_cls = registry.get(env_name)
     for flag, specs in (("--brain", brains), ("--background", backgrounds or [])):
         for spec in specs:
@@ -54,22 +54,25 @@ def judge(
         raise ValueError("give the brains to judge with --brain SPEC (repeated)")
     config = _every_seat_outside(env_cls, dict(env_overrides or {}))
     shared = dict(seed=seed, num_envs=num_envs, greedy=greedy, progress=progress)
-    if emergence and not issubclass(env_cls, Town):
-        raise ValueError(f"--emergence (work, trades, prices) is measured in town, not in {env_name!r}")
-    if issubclass(env_cls, Town):
-        return judge_town(
+    if emergence and (env_cls.num_agents <= 2 or not hasattr(env_cls, "emergence")):
+        raise ValueError(
+            f"--emergence needs an env of more than two seats that declares an emergence analysis (town); "
+            f"{env_name!r} declares none"
+        )
+    if env_cls.num_agents > 2:
+        return judge_crowd(
             env_cls, config, brains, backgrounds or brains, episodes, focal, **shared, emergence=emergence
         )
     if env_cls.num_agents == 2:
         if backgrounds or focal is not None:
             raise ValueError(
                 f"{env_name!r} has two seats: the judge plays a round robin between the --brain given "
-                "(--background and --focal are for town's characters)"
+                "(--background and --focal are for envs of more seats, e.g. town's characters)"
             )
         return round_robin(env_cls, config, brains, episodes, **shared)
     raise ValueError(
-        f"the judge plays two-seat envs (a round robin) and town (focal and background characters); "
-        f"{env_name!r} has {env_cls.num_agents} seat(s)"
+        f"the judge plays envs of two seats (a round robin) or more (focal and background seats); "
+        f"{env_name!r} has {env_cls.num_agents} seat"
     )
 
 

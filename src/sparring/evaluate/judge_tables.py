@@ -3,15 +3,16 @@ their 95% intervals, and the ratings table."""
 
 from __future__ import annotations
 
-from sparring.evaluate.emergence_tables import format_emergence
 from sparring.evaluate.ratings import format_ratings
+from sparring.kit import registry
+from sparring.kit.tally import SeatTally
 
 
 def format_judge(report: dict) -> str:
     """The whole report of :func:`~sparring.evaluate.judge.judge` as text."""
     if report["kind"] == "round_robin":
         return _round_robin(report)
-    return _town(report)
+    return _crowd(report)
 
 
 def _cell(rate: dict | None) -> str:
@@ -58,11 +59,13 @@ def _round_robin(report: dict) -> str:
     return "\n".join(lines + [format_ratings(report["ratings"])])
 
 
-def _town(report: dict) -> str:
+def _crowd(report: dict) -> str:
     focal, backgrounds = report["focal"], report["backgrounds"]
     names = list(dict.fromkeys([*focal, *backgrounds]))
     number = {name: k for k, name in enumerate(names, 1)}
     k, n = report["focal_characters"], report["characters"]
+    counts = [key for key in report["pairings"][0]["focal"] if key not in ("goal_rate", "survival")]
+    tally = getattr(registry.get(report["env"]), "tally", None) or SeatTally
     lines = [
         f"{report['env']}: the focal brain plays {k} of {n} characters (a block rotating with the town), a "
         f"background brain the other {n - k}; {report['episodes_per_pairing']} towns per pairing, "
@@ -72,25 +75,33 @@ def _town(report: dict) -> str:
         "95% Wilson interval",
         *_matrix(focal, backgrounds, report["matrix"]),
         "per pairing, per character (rates: Wilson; means: bootstrap over towns, 95%)",
-        f"  {'focal':<6} {'among':<6} {'who':<11} {'goal rate':>19} {'survival':>19} {'trades':>17} {'gifts':>17}",
+        f"  {'focal':<6} {'among':<6} {'who':<11} {'goal rate':>19} {'survival':>19}"
+        + "".join(f" {_short(key):>17}" for key in counts),
     ]
     for p in report["pairings"]:
         pair = (f"[{number[p['focal_brain']]}]", f"[{number[p['background_brain']]}]")
         for who, label in (("focal", pair), ("background", ("", ""))):
             g = p[who]
             lines.append(
-                f"  {label[0]:<6} {label[1]:<6} {who:<11} {_cell(g['goal_rate']):>19} {_cell(g['survival']):>19} "
-                f"{_mean(g['trades_per_character']):>17} {_mean(g['gifts_per_character']):>17}"
+                f"  {label[0]:<6} {label[1]:<6} {who:<11} {_cell(g['goal_rate']):>19} {_cell(g['survival']):>19}"
+                + "".join(f" {_mean(g[key]):>17}" for key in counts)
             )
-        lines.append(
-            f"  {'':<6} {'':<6} {'town':<11} trades per town {_mean(p['trades_per_town'], 1)}, "
-            f"coin Gini {_mean(p['coin_gini'], 3)}"
-        )
+        wide = [key for key in tally.per_episode if key in p]
+        if wide:
+            said = [(*tally.labels.get(k, (_short(k), 3)), k) for k in wide]
+            lines.append(
+                f"  {'':<6} {'':<6} {tally.episode:<11} " + ", ".join(f"{w} {_mean(p[k], d)}" for w, d, k in said)
+            )
     lines += [
         "ratings (openskill Plackett-Luce; each town as paired games of a focal and a background character, "
         "won by the one who completed its goal when the other did not; ranked by mu - 3 sigma)",
         format_ratings(report["ratings"]),
     ]
     if all("emergence" in p for p in report["pairings"]):
-        lines.append(format_emergence(report, number))
+        lines.append(registry.get(report["env"]).format_emergence(report, number))
     return "\n".join(lines)
+
+
+def _short(key: str) -> str:
+    """A report key as a column head: ``trades_per_character`` -> ``trades``, ``coin_gini`` -> ``coin gini``."""
+    return key.removesuffix("_per_character").replace("_", " ")

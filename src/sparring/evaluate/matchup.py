@@ -46,6 +46,48 @@ class Finished:
         return np.concatenate(self._envs) if self._envs else np.zeros(0, np.int64)
 
 
+class Tallied(Finished):
+    """:class:`Finished` that also keeps, per finished episode, each seat's success and whether it still acts at
+    the end (by the env's text face, or :meth:`Env.outcome <sparring.kit.spec.Env.outcome>` without one), and
+    runs the env's own tally (``env_cls.tally``, a :class:`~sparring.kit.tally.SeatTally`) beside them."""
+
+    def __init__(self, env, progress=None, done_before: int = 0, label: str = ""):
+        from sparring.kit.tally import SeatTally
+        from sparring.kit.text import TextFace, face
+
+        super().__init__(env, progress, done_before, label)
+        self.tally = (getattr(env.env_cls, "tally", None) or SeatTally)(env)
+        self.face = face(env.env_cls) or TextFace
+        self._seats: dict[str, list[np.ndarray]] = {"success": [], "standing": []}
+
+    def start(self, idx) -> None:
+        """Envs ``idx`` begin an episode: the env's tally starts counting them."""
+        self.tally.start(idx)
+
+    def observe(self) -> None:
+        """After each step: the env's tally counts."""
+        self.tally.observe()
+
+    def finish(self, idx) -> None:
+        """Envs ``idx`` ended an episode: each seat's success and standing, and the env's tally, kept."""
+        env, cls, n = self.env, self.env.env_cls, self.env.num_agents
+        recs = env.records[np.asarray(idx, np.int64)]
+        self._seats["success"].append(
+            np.array([[self.face.success(cls, s, env.config, a) for a in range(n)] for s in recs], np.int64)
+        )
+        self._seats["standing"].append(
+            np.array([[self.face.acting(s, env.config, a) for a in range(n)] for s in recs], np.int64)
+        )
+        self.tally.finish(idx)
+        super().finish(idx)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The env tally's arrays, plus ``success`` and ``standing`` ([episodes, seats], 0 or 1)."""
+        n = self.env.num_agents
+        own = {k: np.concatenate(v) if v else np.zeros((0, n), np.int64) for k, v in self._seats.items()}
+        return {**self.tally.arrays(), **own}
+
+
 def play_pair(env, specs: tuple[str, str], first: np.ndarray, episodes: int, tracker, seed: int, greedy: bool):
     """Play ``episodes`` episodes of brain ``specs[0]`` in the seats where ``first`` ([num_envs, num_agents]
     bool) is True and ``specs[1]`` in the others; returns (play_episodes rows, env of each row).

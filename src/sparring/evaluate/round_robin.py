@@ -16,7 +16,7 @@ import numpy as np
 from sparring.evaluate.episodes import seat_outcomes
 from sparring.evaluate.matchup import Finished, batch_size, play_pair
 from sparring.evaluate.ratings import rate
-from sparring.evaluate.wilson import wilson_interval
+from sparring.kit.stats import wilson_interval
 from sparring.kit import BatchedEnv
 from sparring.kit.progress import silent
 

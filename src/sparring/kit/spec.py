@@ -153,6 +153,12 @@ class Env:
       ``render_ansi(s, cfg)``, ``render_rgb(s, cfg)``, ``describe(s, cfg, agent)``,
       ``invariants(s, cfg)`` -> list of messages, ``cell(s, cfg)`` -> hashable,
       ``draw(s, cfg)`` -> shapes for the HTML viewer.
+    Text face (optional; language-model brains, distill, GRPO, judge and the servers need it):
+      text: a subclass of :class:`sparring.kit.text.TextFace` (what a seat sees in words, its legal lines,
+      parsing answers back; success, progress and goals for training).
+    Analyses (optional; the judge of envs of more than two seats runs them): tally: a subclass of
+      :class:`sparring.kit.tally.SeatTally`; ``emergence``, ``format_emergence``, ``emergence_plots``
+      (see :mod:`sparring.kit.tally`).
     Start groups (optional; start-state curricula group the states they restart from by them):
       start_group_key: what the key means (e.g. ``"wave"``; ``""``: one group);
       ``start_groups(records)`` -> int64 key per record (default: all 0).

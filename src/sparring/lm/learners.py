@@ -189,7 +189,7 @@ def evaluate_learners(
 ) -> list[dict]:
     """Success of each learner (played by its brain, all in the same envs) over ``episodes`` full episodes with
     fixed seeds, with 95% Wilson intervals, mean return, tokens and decisions per second: one dict per learner."""
-    from sparring.evaluate.wilson import wilson_interval
+    from sparring.kit.stats import wilson_interval
 
     rng = np.random.default_rng(seed)
     wins = np.zeros(len(learners), np.int64)

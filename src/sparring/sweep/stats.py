@@ -6,7 +6,7 @@ import dataclasses
 
 import numpy as np
 
-from sparring.evaluate.bootstrap import (
+from sparring.kit.stats import (
     bootstrap_ci,
 )  # here too: compare, ablate and the benchmarks take it from sweep.stats
 

@@ -32,7 +32,11 @@ import numpy as np
 from sparring.envs.town import observe as town_observe
 from sparring.envs.town import render
 from sparring.envs.town import text as words
+from sparring.envs.town.emergence import emergence
+from sparring.envs.town.emergence_plots import write_emergence_plots
+from sparring.envs.town.emergence_tables import format_emergence
 from sparring.envs.town.planner import planner
+from sparring.envs.town.tally import TownTally
 from sparring.envs.town.rules import new_town, tick
 from sparring.envs.town.world import (
     DAY,
@@ -202,6 +206,10 @@ class Town(Env):
     legal_actions_text = staticmethod(words.legal_actions_text)
     text = words.TownText
     invariants = staticmethod(render.invariants)
+    tally = TownTally
+    emergence = staticmethod(emergence)
+    format_emergence = staticmethod(format_emergence)
+    emergence_plots = staticmethod(write_emergence_plots)
 
     @staticmethod
     def cell(s, cfg) -> tuple:

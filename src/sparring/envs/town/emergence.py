@@ -37,8 +37,7 @@ import numpy as np
 
 from sparring.envs.town.names import NAMES
 from sparring.envs.town.world import BUY_PRICE, DAY, GOAL_NAMES, GOOD_NAMES, SELL_PRICE, SKILL_NAMES
-from sparring.evaluate.bootstrap import bootstrap_ci
-from sparring.evaluate.wilson import wilson_interval
+from sparring.kit.stats import bootstrap_ci, wilson_interval
 
 SHUFFLES = 20  # shuffles per town for the division of labour of random work
 FEW = 2_000  # bootstrap resamples for the many price windows (10,000 elsewhere)

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from sparring.evaluate.wilson import wilson_interval
+from sparring.kit.stats import wilson_interval
 
 
 def _closed_form(successes: int, trials: int, z: float = 1.959963984540054) -> tuple[float, float]:

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from sparring.evaluate.judge_tables import format_judge
-from sparring.evaluate.town_judge import focal_seats, judge_town
+from sparring.evaluate.crowd_judge import focal_seats, judge_crowd
 from sparring.kit import registry
 
 CONFIG = {"background": 0, "days": 2}
@@ -15,7 +15,7 @@ BRAINS = ["scripted:planner", "random"]
 
 @pytest.fixture(scope="module")
 def report():
-    return judge_town(registry.get("town"), CONFIG, BRAINS, BRAINS, episodes=16, num_envs=16, seed=2)
+    return judge_crowd(registry.get("town"), CONFIG, BRAINS, BRAINS, episodes=16, num_envs=16, seed=2)
 
 
 def test_every_focal_brain_meets_every_background(report):
@@ -24,7 +24,6 @@ def test_every_focal_brain_meets_every_background(report):
     ]
     for p in report["pairings"]:
         assert p["towns"] == 16 and p["focal"]["goal_rate"]["trials"] == p["background"]["goal_rate"]["trials"] == 64
-        assert p["trades_counted_per_character"] == p["trades_counted_by_env"]
         for group in ("focal", "background"):
             for name in ("goal_rate", "survival"):
                 figure = p[group][name]
@@ -44,7 +43,7 @@ def test_the_planner_beats_random_in_the_matrix_and_the_ratings(report):
 
 
 def test_one_focal_character_among_seven(report):
-    one = judge_town(registry.get("town"), CONFIG, ["random"], ["scripted:planner"], 8, focal_count=1, num_envs=8)
+    one = judge_crowd(registry.get("town"), CONFIG, ["random"], ["scripted:planner"], 8, focal_count=1, num_envs=8)
     (p,) = one["pairings"]
     assert p["focal"]["goal_rate"]["trials"] == 8 and p["background"]["goal_rate"]["trials"] == 56
     assert one["focal_characters"] == 1 and one["ratings"][0]["games"] == 8  # one paired game per town
@@ -55,7 +54,7 @@ def test_one_focal_character_among_seven(report):
 @pytest.mark.parametrize("focal", [0, 8])
 def test_the_focal_count_must_leave_both_groups(focal):
     with pytest.raises(ValueError, match=r"--focal must be in \[1, 7\]"):
-        judge_town(registry.get("town"), CONFIG, ["random"], ["random"], 4, focal_count=focal)
+        judge_crowd(registry.get("town"), CONFIG, ["random"], ["random"], 4, focal_count=focal)
 
 
 def test_the_focal_block_rotates_over_every_character():

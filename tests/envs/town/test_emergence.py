@@ -4,11 +4,11 @@ network between groups, prices over time and their trend, the plots."""
 import numpy as np
 import pytest
 
-from sparring.evaluate.emergence import _division, _mutual_share, _trend, emergence, work_entropy
-from sparring.evaluate.emergence_plots import write_emergence_plots
+from sparring.envs.town.emergence import _division, _mutual_share, _trend, emergence, work_entropy
+from sparring.envs.town.emergence_plots import write_emergence_plots
 from sparring.evaluate.matchup import play_pair
-from sparring.evaluate.town_judge import judge_town
-from sparring.evaluate.town_tally import TownTally
+from sparring.evaluate.crowd_judge import judge_crowd
+from sparring.evaluate.matchup import Tallied
 from sparring.kit import BatchedEnv, registry
 
 
@@ -17,7 +17,7 @@ def played():
     env = BatchedEnv(registry.get("town"), num_envs=16, seed=4, autoreset=False, background=0, days=2)
     focal = np.zeros((16, 8), bool)
     focal[:, :4] = True
-    tally = TownTally(env)
+    tally = Tallied(env)
     data, envs = play_pair(env, ("scripted:planner", "scripted:planner:0.3"), focal, 32, tally, 0, False)
     chars = tally.arrays()
     return env, data, chars, focal[envs], emergence(chars, focal[envs], window=12)
@@ -77,7 +77,7 @@ def test_the_trend_is_the_slope_in_coins_per_day():
 def test_the_judge_s_report_carries_emergence_and_its_plots(tmp_path):
     brains = ["scripted:planner", "random"]
     config = {"background": 0, "days": 1}
-    report = judge_town(registry.get("town"), config, brains, brains, 8, num_envs=8, emergence=True)
+    report = judge_crowd(registry.get("town"), config, brains, brains, 8, num_envs=8, emergence=True)
     assert all("emergence" in p for p in report["pairings"])
     written = write_emergence_plots(report, str(tmp_path / "em"))
     assert [p.rsplit("/", 1)[1] for p in written] == [
@@ -87,7 +87,7 @@ def test_the_judge_s_report_carries_emergence_and_its_plots(tmp_path):
         "prices.png",
         "goal_rates.png",
     ]
-    plain = judge_town(registry.get("town"), config, brains, brains, 8, num_envs=8)
+    plain = judge_crowd(registry.get("town"), config, brains, brains, 8, num_envs=8)
     with pytest.raises(ValueError, match="made with emergence"):
         write_emergence_plots(plain, str(tmp_path / "none"))
 

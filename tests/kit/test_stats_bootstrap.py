@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from sparring.evaluate.bootstrap import bootstrap_ci
+from sparring.kit.stats import bootstrap_ci
 
 
 def test_bootstrap_interval_covers_the_mean_and_narrows_with_more_data():

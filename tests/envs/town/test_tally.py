@@ -6,7 +6,8 @@ import pytest
 
 from sparring.envs.town.world import GIVE, KIND
 from sparring.evaluate.matchup import play_pair
-from sparring.evaluate.town_tally import TownTally, _first_per_env
+from sparring.envs.town.tally import TownTally, _first_per_env
+from sparring.evaluate.matchup import Tallied
 from sparring.kit import BatchedEnv, registry
 
 
@@ -25,7 +26,8 @@ def played():
     env = BatchedEnv(registry.get("town"), num_envs=16, seed=3, autoreset=False, background=0, days=2)
     first = np.zeros((16, 8), bool)
     first[:, :4] = True
-    tally = _Chosen(env)
+    tally = Tallied(env)
+    tally.tally = _Chosen(env)  # the judge's tracker, running the counting town tally
     data, envs = play_pair(env, ("scripted:planner:0.3", "random"), first, 24, tally, 0, False)
     return env, tally, data, envs
 
@@ -43,7 +45,7 @@ def test_gifts_count_those_carried_out_among_those_chosen(played):
     _, tally, _, _ = played
     gifts = int(tally.arrays()["gifts"].sum())
     # random characters choose gives that fail at their turn (the other walked away first), never the reverse
-    assert 0.5 * tally.chosen < gifts <= tally.chosen
+    assert 0.5 * tally.tally.chosen < gifts <= tally.tally.chosen
 
 
 def test_finished_episodes_keep_each_character_s_goal_and_standing(played):
@@ -72,6 +74,7 @@ def test_each_trade_is_logged_with_its_price_and_the_pairs_add_up(played):
     assert ((log[:, 1] >= 1) & (log[:, 1] <= 2 * 48)).all() and (log[:, 2] != log[:, 3]).all()
     pairs = chars["trade_pairs"]
     assert np.array_equal(pairs.sum(2) + pairs.sum(1), chars["trades"])  # as seller plus as buyer
+    assert chars["trades"].sum() == 2 * data[:, 3 + names.index("trades")].sum()  # a buyer and a seller each
     assert np.array_equal(chars["gift_pairs"].sum(2), chars["gifts"])
     talk = chars["talk_pairs"]
     assert talk.sum() > 0 and np.trace(talk, axis1=1, axis2=2).sum() == 0  # nobody talks to itself
@@ -86,7 +89,7 @@ def test_the_replay_s_events_are_those_the_tally_counts(tmp_path):
     from sparring.record import Recorder, Recording
 
     env = BatchedEnv(registry.get("town"), num_envs=4, seed=5, autoreset=False, background=0, days=1)
-    tally, path = TownTally(env), str(tmp_path / "t.parquet")
+    tally, path = Tallied(env), str(tmp_path / "t.parquet")
     recorder = Recorder(env, path, policy="noisy")
     play_episodes(env, [(make_player("scripted:planner:0.3", env, 1), np.arange(env.rows))], 8, tally, recorder)
     recorder.close()

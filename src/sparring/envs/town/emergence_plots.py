@@ -220,7 +220,7 @@ FIGURES = {
 def write_emergence_plots(report: dict, folder: str) -> list[str]:
     """Write every figure (see the module's doc) of a town judge report with emergence into ``folder``; returns
     the files written."""
-    if report.get("kind") != "town" or not all("emergence" in p for p in report["pairings"]):
+    if report.get("kind") != "crowd" or not all("emergence" in p for p in report["pairings"]):
         raise ValueError("emergence plots need a town judge report made with emergence (sparring judge town)")
     os.makedirs(folder, exist_ok=True)
     written = []

@@ -27,20 +27,25 @@ import numpy as np
 
 from sparring.envs.town.metrics import TRADES
 from sparring.envs.town.world import ACCEPT, ARG, GIVE, GOOD, KIND, TALK
-from sparring.evaluate.matchup import Finished
+from sparring.kit.tally import SeatTally
 
 _FIELDS = ("inbox", "out_good", "out_price", "goods", "coins", "slots", "rel")
 PAIRS = ("trade_pairs", "gift_pairs", "talk_pairs")
 
 
-class TownTally(Finished):
-    """A :func:`~sparring.evaluate.episodes.play_episodes` tracker for town: per finished episode (in order),
+class TownTally(SeatTally):
+    """Town's tally for the judge (:mod:`sparring.kit.tally`): per finished episode (in order),
     each character's goal and whether it completed it, standing at the end, work per skill, trades taken part
     in (as buyer or seller) and gifts given, who traded, gave and talked with whom, and every trade (see
     :meth:`arrays`)."""
 
-    def __init__(self, env, progress=None, done_before: int = 0, label: str = ""):
-        super().__init__(env, progress, done_before, label)
+    per_seat = {"trades_per_character": "trades", "gifts_per_character": "gifts"}
+    per_episode = {"trades_per_town": "trades", "coin_gini": "coin_gini"}
+    labels = {"trades_per_town": ("trades per town", 1), "coin_gini": ("coin Gini", 3)}
+    episode = "town"
+
+    def __init__(self, env):
+        super().__init__(env)
         shape, n = (env.num_envs, env.num_agents), env.num_agents
         self.trades, self.gifts = np.zeros(shape, np.int64), np.zeros(shape, np.int64)
         self.pairs = {name: np.zeros((env.num_envs, n, n), np.int32) for name in PAIRS}
@@ -118,7 +123,6 @@ class TownTally(Finished):
             self._parts[name].append(np.asarray(values, np.int64).copy())
         self._ended.append(self.serial[idx].copy())
         self.active[idx] = False
-        super().finish(idx)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """Per finished episode (in order), per character: ``goal`` (1: completed), ``goal_kind`` (which goal, an
