@@ -3,6 +3,7 @@
 import asyncio
 import http.server
 import json
+import socket
 import threading
 import time
 
@@ -211,3 +212,60 @@ def test_bad_settings_are_refused_by_name():
         pytest.raises(ValueError, match=r"safe_action \[0, 1\] has 2 values; the env has 1 action heads"),
     ):
         brain.decide(_batch(1))
+
+
+def test_an_endpoint_that_never_replies_fails_within_the_deadline():
+    """Issue 39: `play town --brain openai:URL` with a URL that has no port waited for ever. Nothing listening
+    (the port a URL without one means, 80, is closed here), and a listener that accepts and never answers: both
+    raise EndpointUnreachable, one line naming the URL, within the deadline plus one timeout."""
+    from sparring.lm.openai_brain import EndpointUnreachable
+
+    closed = bind("127.0.0.1", 0)
+    port = closed.getsockname()[1]
+    closed.close()
+    silent = bind("127.0.0.1", 0)
+    silent.listen(16)  # connections complete in the backlog; nobody reads or answers them
+    try:
+        for url in (f"http://127.0.0.1:{port}/v1", f"http://127.0.0.1:{silent.getsockname()[1]}/v1"):
+            start = time.monotonic()
+            brain = OpenAIBrain(url, "m", _keep({}), SAFE, timeout=0.3, retries=50, backoff=0.05, unreachable_s=1.0)
+            with brain, pytest.raises(EndpointUnreachable) as err:
+                for _ in range(100):
+                    brain.decide(_batch(2))
+            took = time.monotonic() - start
+            assert took < 1.0 + 0.3 + 1.5, took
+            text = str(err.value)
+            assert "\n" not in text and url in text and "deadline 1 s" in text and "with its port" in text
+    finally:
+        silent.close()
+
+
+def test_a_url_without_a_port_fails_within_the_deadline():
+    """openai:http://127.0.0.1/v1:m goes to port 80; where nothing answers there it fails within the deadline."""
+    from sparring.lm.openai_brain import EndpointUnreachable
+
+    try:
+        with socket.create_connection(("127.0.0.1", 80), timeout=1):
+            pytest.skip("something listens on 127.0.0.1:80 here")
+    except OSError:
+        pass
+    start = time.monotonic()
+    with OpenAIBrain("http://127.0.0.1/v1", "m", _keep({}), SAFE, backoff=0.05, unreachable_s=0.5) as brain:
+        with pytest.raises(EndpointUnreachable, match="http://127.0.0.1/v1 gave no reply"):
+            for _ in range(100):
+                brain.decide(_batch(1))
+    assert time.monotonic() - start < 5
+
+
+def test_a_reply_resets_the_deadline(flaky_server):
+    """A server that answers (even 503) is not unreachable: its failures are counted, never raised."""
+    url, _ = flaky_server
+    with OpenAIBrain(url, "m", _keep({}), SAFE, retries=1, backoff=0, unreachable_s=0.01) as brain:
+        brain.decide(_batch(1))
+    assert brain.stats.failed + brain.stats.parsed == 1
+
+
+def test_non_finite_settings_are_refused():
+    for kw in ({"timeout": float("nan")}, {"unreachable_s": 0}, {"connect_timeout": float("inf")}):
+        with pytest.raises(ValueError, match="need finite timeout > 0"):
+            OpenAIBrain("http://127.0.0.1:1/v1", "m", _keep({}), SAFE, **kw)

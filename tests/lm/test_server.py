@@ -323,3 +323,73 @@ def test_bind_names_a_bad_address(host):
 
     with pytest.raises(ValueError, match=f"cannot listen on {host}:0"):
         bind(host, 0)
+
+
+@pytest.mark.parametrize("temperature", [1e-300, 5e-324, 1e-45, 1e-4])
+def test_a_tiny_temperature_is_greedy_not_a_500(server, tiny_model, temperature):
+    """Issue 39: temperature 1e-300 answered 500 ("probability tensor contains either inf, nan or element < 0");
+    below TEMPERATURE_FLOOR it is greedy decoding, as 0 is."""
+    greedy = _post(server, _chat(temperature=0, seed=None, max_tokens=4))
+    reply = _post(server, _chat(temperature=temperature, max_tokens=4))
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["choices"][0]["message"] == greedy.json()["choices"][0]["message"]
+
+
+@pytest.mark.parametrize(
+    "name, key, flag",
+    [("", None, "--name"), (None, "", "--api-key"), ("a b", None, "--name"), (None, "k\u00e9y", "--api-key")],
+)
+def test_an_empty_or_odd_name_or_key_is_refused_by_name(tiny_model, name, key, flag):
+    """Issue 39: `serve` with an empty --api-key or model name never said whether it was up."""
+    from sparring.lm.server import make_app, serve
+
+    with pytest.raises(ValueError, match=f"^{flag} must be 1 to 256 printable ASCII characters"):
+        make_app(tiny_model, name=name, api_key=key)
+    with pytest.raises(ValueError, match=f"^{flag} must be"):
+        serve("no-such-folder", port=0, name=name, api_key=key)  # refused before the model loads
+
+
+@pytest.mark.parametrize("host", ["192.0.2.1", "::2", "no-such-host.invalid", "\u2603"])
+def test_an_address_this_machine_does_not_have_is_one_line_in_words(host):
+    """Issue 39: `serve --host` an address this machine does not have printed errno text."""
+    from sparring.lm.server import bind
+
+    with pytest.raises(ValueError) as err:
+        bind(host, 0)
+    text = str(err.value)
+    assert text.startswith(f"cannot listen on {host}:0: ") and "Errno" not in text and "\n" not in text
+    assert "--host" in text
+
+
+def test_bind_refuses_a_port_out_of_range():
+    from sparring.lm.server import bind
+
+    for port in (-1, 65536, 2**80):
+        with pytest.raises(ValueError, match=r"--port must be an integer in \[0, 65535\]"):
+            bind("127.0.0.1", port)
+
+
+def test_serve_prints_its_address_once_it_listens(tiny_folder, tmp_path):
+    """Issue 39: `serve` prints the address it listens on when it is ready (not before): the line comes, then the
+    address answers at once."""
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sparring", "serve", "--model", tiny_folder, "--port", "0", "--threads", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=root,
+    )
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith(f"serving {tiny_folder} as model 'tiny' on http://127.0.0.1:"), line
+        url = line.split(" on ", 1)[1].split()[0]
+        reply = httpx.get(f"{url}/models", timeout=5)
+        assert reply.status_code == 200 and reply.json()["data"][0]["id"] == "tiny"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
