@@ -58,3 +58,61 @@ def test_prompts_too_long_for_the_context_are_not_chosen(tiny_model):
     assert picked.index[0] in (0, 1) and picked.index[1] == -1 and picked.tokens > 0
     with pytest.raises(ValueError, match="non-empty candidate list"):
         scorer.pack([[1, 2]], [[]])
+
+
+def test_the_shared_head_keeps_the_scores_of_the_plain_pass(tiny_model):
+    scorer = LineScorer(tiny_model)  # a LocalModel: its model and tokenizer
+    plain = LineScorer(tiny_model.model, tiny_model.tokenizer, share_prefix=False)
+    texts = ["go to the farm or sleep?", "wait", "eat 1 bread or talk to Ben"]
+    lines = [("1: go to the farm", "7: sleep", "0: wait"), ("0: wait", "7: sleep"), ("2: eat bread", "3: talk to Ben")]
+    prompts = [scorer.prompt_ids(t) for t in texts]
+    cands = [[scorer.line_ids(x) for x in ls] for ls in lines]
+    head = scorer.head()
+    assert head and all(p[: len(head)] == head for p in prompts)
+    assert scorer.pack(prompts, cands).prefix == len(head) and plain.pack(prompts, cands).prefix == 0
+    with torch.inference_mode():
+        want = plain.scores(prompts, cands)
+        for _ in range(2):  # the second call reads the head's kept keys and values
+            got = scorer.scores(prompts, cands)
+            for a, b, p, cs in zip(got, want, prompts, cands):
+                assert np.allclose(a.numpy(), b.numpy(), atol=1e-5)
+                assert np.allclose(a.numpy(), [_separately(scorer, p, c) for c in cs], atol=1e-4)
+    with_grad = scorer.scores(prompts, cands)  # under gradients: the head is read in the graph
+    with_grad[0].sum().backward()
+    assert all(np.allclose(a.detach().numpy(), b.numpy(), atol=1e-5) for a, b in zip(with_grad, want))
+    assert tiny_model.model.get_input_embeddings().weight.grad is not None
+    tiny_model.model.zero_grad()
+
+
+def test_kept_head_is_dropped_when_the_weights_change(tiny_folder):
+    from sparring.lm.local import load_local
+
+    local = load_local(tiny_folder)
+    scorer = LineScorer(local)
+    prompts, cands = [scorer.prompt_ids("wait")], [[scorer.line_ids("0: wait"), scorer.line_ids("7: sleep")]]
+    with torch.inference_mode():
+        before = scorer.scores(prompts, cands)[0]
+    with torch.no_grad():
+        for p in local.model.parameters():
+            p.mul_(1.5)
+    with torch.inference_mode():
+        after = scorer.scores(prompts, cands)[0]
+        fresh = LineScorer(local, share_prefix=False).scores(prompts, cands)[0]
+    assert not np.allclose(before.numpy(), after.numpy(), atol=1e-4)
+    assert np.allclose(after.numpy(), fresh.numpy(), atol=1e-5)
+
+
+def test_single_lines_are_not_scored_and_draw_as_before(tiny_model):
+    scorer = LineScorer(tiny_model, system="")  # the tiny context is 96 tokens
+    texts, lines = ["wait", "sleep?", "go"], [["0: wait"], ["0: wait", "7: sleep"], ["0: wait"]]
+    picked = choose_lines(scorer, texts, lines, 1.0, np.random.default_rng(3))
+    assert picked.index[0] == picked.index[2] == 0 and picked.logp[0] == picked.logp[2] == 0.0
+    assert picked.tokens == len(picked.prompts[1]) + sum(len(c) for c in picked.lines[1])
+    plain = LineScorer(tiny_model, system="", share_prefix=False)
+    with torch.inference_mode():  # the old way: every prompt scored, each drawing once from the same rng
+        scored = plain.scores(picked.prompts, picked.lines)
+    size = [len(p) + sum(len(c) for c in cs) for p, cs in zip(picked.prompts, picked.lines)]
+    rng, order = np.random.default_rng(3), sorted(range(3), key=size.__getitem__)  # choose_lines' order
+    want = {i: choose(scored[i].numpy(), 1.0, rng) for i in order}
+    assert picked.index == [want[i][0] for i in range(3)]
+    assert np.allclose(picked.logp, [want[i][1] for i in range(3)], atol=1e-5)

@@ -7,6 +7,12 @@ prompt once, then every candidate, each attending to the prompt and to itself
 only, its positions restarting where the prompt ends. The policy over the
 legal lines is ``softmax(scores / temperature)``: fast, differentiable (GRPO
 trains it) and never unparseable.
+
+The chat template's head (the tokens before the user's text: the system prompt
+and the template's markers) is the same in every prompt: it is read once per
+forward pass and its keys and values are shared by every row (``share_prefix``);
+without gradients they are kept between calls while the weights stay the same.
+A prompt with a single legal line is not scored at all.
 """
 
 from __future__ import annotations
@@ -29,19 +35,35 @@ class Packed:
     target: object  # LongTensor [N]: the candidate tokens
     owner: object  # LongTensor [N]: which candidate (flat over the batch) each token belongs to
     counts: list[int]  # candidates per prompt
+    prefix: int = 0  # tokens of the shared head every prompt starts with (read from the head's keys and values)
 
 
 class LineScorer:
-    """Log-likelihoods of candidate lines after chat prompts, from a causal LM and its tokenizer."""
+    """Log-likelihoods of candidate lines after chat prompts, from a causal LM and its tokenizer.
 
-    def __init__(self, model, tokenizer, system: str = DEFAULT_SYSTEM):
+    ``model`` is a causal LM (with ``tokenizer``) or a :class:`~sparring.lm.local.LocalModel`
+    (its model and tokenizer). ``share_prefix`` reads the chat template's head once per
+    pass instead of once per prompt (scores equal within float tolerance); False is the
+    plain packed pass.
+    """
+
+    def __init__(self, model, tokenizer=None, system: str = DEFAULT_SYSTEM, share_prefix: bool = True):
         import torch
 
+        from sparring.lm.model_spec import context_of
+
+        if tokenizer is None:
+            if not hasattr(model, "tokenizer"):
+                raise ValueError("LineScorer needs a tokenizer with a model (or a LocalModel, which has one)")
+            model, tokenizer = model.model, model.tokenizer
         self._torch = torch
         self.model, self.tokenizer, self.system = model, tokenizer, system
-        self.context = int(getattr(model.config, "max_position_embeddings", 0) or 2048)
+        self.context = context_of(model)
         self._eos = tokenizer.eos_token_id
         self._line_cache: dict[str, list[int]] = {}
+        self.share_prefix = bool(share_prefix)
+        self._head_ids: list[int] | None = None
+        self._head_kv = None  # (fingerprint of the weights, [(keys, values) per layer]) kept between calls
 
     def prompt_ids(self, text: str) -> list[int]:
         """Token ids of the chat prompt (system, user ``text``) that the answer follows."""
@@ -64,12 +86,34 @@ class LineScorer:
         """Whether the prompt and its longest candidate fit the model's context."""
         return len(prompt) + max(len(c) for c in lines) <= self.context
 
-    def pack(self, prompts: list[list[int]], candidates: list[list[list[int]]]) -> Packed:
-        """Lay out prompts and their candidates (token ids, end token included) for :meth:`scores_packed`."""
+    def head(self) -> list[int]:
+        """Token ids that every chat prompt of this scorer starts with (the system prompt and template markers)."""
+        if self._head_ids is None:
+            probes = [self.prompt_ids(t) for t in ("a", "Z", "0", " ", "\n", "<", "?")]
+            n = 0
+            while all(len(p) > n for p in probes) and len({p[n] for p in probes}) == 1:
+                n += 1
+            self._head_ids = probes[0][: max(n - 1, 0)]  # the last shared token may merge with some text
+        return self._head_ids
+
+    def pack(
+        self, prompts: list[list[int]], candidates: list[list[list[int]]], share_prefix: bool | None = None
+    ) -> Packed:
+        """Lay out prompts and their candidates (token ids, end token included) for :meth:`scores_packed`.
+
+        With ``share_prefix`` (default: the scorer's) and every prompt starting with
+        :meth:`head`, the head is left out of the rows: :meth:`scores_packed` reads
+        it once and every row attends to its keys and values.
+        """
         torch = self._torch
         if len(prompts) != len(candidates) or any(not c for c in candidates):
             raise ValueError("need one non-empty candidate list per prompt")
-        lengths = [len(p) + sum(len(c) for c in cands) for p, cands in zip(prompts, candidates)]
+        h = 0
+        if self.share_prefix if share_prefix is None else share_prefix:
+            head = self.head()
+            if head and all(len(p) > len(head) and p[: len(head)] == head for p in prompts):
+                h = len(head)
+        lengths = [len(p) - h + sum(len(c) for c in cands) for p, cands in zip(prompts, candidates)]
         b, t = len(prompts), max(lengths)
         ids = np.zeros((b, t), np.int64)
         pos = np.zeros((b, t), np.int64)
@@ -78,13 +122,13 @@ class LineScorer:
         flat = 0
         for i, (p, cands) in enumerate(zip(prompts, candidates)):
             n = len(p)
-            ids[i, :n], pos[i, :n], seg[i, :n] = p, np.arange(n), -1
-            at = n
+            ids[i, : n - h], pos[i, : n - h], seg[i, : n - h] = p[h:], np.arange(h, n), -1
+            at = n - h
             for k, c in enumerate(cands):
                 m = len(c)
                 ids[i, at : at + m], pos[i, at : at + m], seg[i, at : at + m] = c, np.arange(n, n + m), k
                 src_b += [i] * m
-                src_p += [n - 1] + list(range(at, at + m - 1))
+                src_p += [n - h - 1] + list(range(at, at + m - 1))
                 target += c
                 owner += [flat + k] * m
                 at += m
@@ -94,6 +138,8 @@ class LineScorer:
         q, k = seg_t[:, :, None], seg_t[:, None, :]
         mask = causal & (k != -2) & ((k == -1) | (k == q))
         mask |= torch.eye(t, dtype=torch.bool) & (q == -2)  # padding attends to itself: no empty softmax rows
+        if h:  # every query also attends to the whole head
+            mask = torch.cat([torch.ones(b, t, h, dtype=torch.bool), mask], 2)
         return Packed(
             torch.from_numpy(ids),
             torch.from_numpy(pos),
@@ -102,19 +148,59 @@ class LineScorer:
             torch.tensor(target),
             torch.tensor(owner),
             [len(c) for c in candidates],
+            h,
         )
 
     def scores_packed(self, packed: Packed):
         """Summed log-probabilities of every candidate, one tensor per prompt (differentiable under grad)."""
         torch = self._torch
-        body = self.model.get_decoder() if hasattr(self.model, "get_decoder") else self.model.model
+        body = self._body()
+        extra = {}
+        if packed.prefix:
+            cache = self._head_cache(body, packed.prefix, len(packed.counts))
+            extra = {_cache_kwarg(body): cache, "use_cache": True}
         hidden = body(
-            input_ids=packed.input_ids, attention_mask=packed.mask, position_ids=packed.position_ids
+            input_ids=packed.input_ids, attention_mask=packed.mask, position_ids=packed.position_ids, **extra
         ).last_hidden_state
         logits = self.model.lm_head(hidden[packed.source[0], packed.source[1]])  # only where a candidate is read
         token_lp = torch.log_softmax(logits.float(), -1).gather(1, packed.target[:, None])[:, 0]
         total = torch.zeros(sum(packed.counts), dtype=token_lp.dtype).index_add(0, packed.owner, token_lp)
         return list(torch.split(total, packed.counts))
+
+    def _body(self):
+        return self.model.get_decoder() if hasattr(self.model, "get_decoder") else self.model.model
+
+    def _fingerprint(self):
+        """What the head's keys and values depend on: the weights (storage, in-place version) and adapter state."""
+        weights = tuple((p.data_ptr(), p._version) for p in self.model.parameters())
+        adapters = tuple(
+            (m._disable_adapters, str(getattr(m, "active_adapters", "")))
+            for m in self.model.modules()
+            if hasattr(m, "_disable_adapters")
+        )
+        inference = self._torch.is_inference_mode_enabled()
+        return hash((id(self.model), self.model.training, inference, weights, adapters))
+
+    def _head_cache(self, body, h: int, rows: int):
+        """A fresh cache holding the head's keys and values for ``rows`` rows (computed, or kept from before)."""
+        from transformers import DynamicCache
+
+        torch = self._torch
+        keep = not torch.is_grad_enabled()  # under gradients the head is part of the graph: read it every pass
+        key = self._fingerprint() if keep else None
+        if keep and self._head_kv is not None and self._head_kv[0] == key:
+            kv = self._head_kv[1]
+        else:
+            head = torch.tensor([self.head()[:h]])
+            out = body(input_ids=head, position_ids=torch.arange(h)[None], use_cache=True)
+            cache = getattr(out, "cache", None) or out.past_key_values
+            kv = [(layer.keys, layer.values) for layer in cache.layers]
+            self._head_kv = (key, kv) if keep else None
+        return DynamicCache(ddp_cache_data=[(k.expand(rows, -1, -1, -1), v.expand(rows, -1, -1, -1)) for k, v in kv])
+
+    def forget(self) -> None:
+        """Drop the kept keys and values of the head (they are also dropped whenever the weights change)."""
+        self._head_kv = None
 
     def scores(self, prompts: list[list[int]], candidates: list[list[list[int]]], max_tokens: int = 2048):
         """:meth:`pack` then :meth:`scores_packed`, in passes of similar lengths (one tensor per prompt, in order).
@@ -137,6 +223,13 @@ class LineScorer:
                 out[i] = s
             start = end
         return out
+
+
+def _cache_kwarg(body) -> str:
+    """The decoder's name for its key/value cache argument: ``cache`` (transformers >= 5.2x) or ``past_key_values``."""
+    import inspect
+
+    return "cache" if "cache" in inspect.signature(body.forward).parameters else "past_key_values"
 
 
 def choose(scores, temperature: float, rng: np.random.Generator) -> tuple[int, float]:
@@ -171,7 +264,10 @@ def choose_lines(
     rng: np.random.Generator,
     batch_size: int = 16,
 ) -> Choices:
-    """For each prompt ``texts[i]``, one of ``lines[i]`` drawn from the scorer's policy (greedy at temperature 0)."""
+    """For each prompt ``texts[i]``, one of ``lines[i]`` drawn from the scorer's policy (greedy at temperature 0).
+
+    ``tokens`` counts the prompt and line tokens of the prompts that were scored.
+    """
     torch = scorer._torch
     prompts = [scorer.prompt_ids(t) for t in texts]
     cands = [[scorer.line_ids(line) for line in ls] for ls in lines]
@@ -182,8 +278,10 @@ def choose_lines(
     with torch.inference_mode():
         for start in range(0, len(fits), batch_size):
             chunk = fits[start : start + batch_size]
-            scores = scorer.scores([prompts[i] for i in chunk], [cands[i] for i in chunk])
-            for i, s in zip(chunk, scores):
-                index[i], logp[i] = choose(s.numpy(), temperature, rng)
-                tokens += size[i]
+            scored = [i for i in chunk if len(cands[i]) > 1]  # a single legal line needs no forward pass
+            scores = dict(zip(scored, scorer.scores([prompts[i] for i in scored], [cands[i] for i in scored])))
+            for i in chunk:  # in order, each drawing from rng as before (a single line draws its certain 0)
+                s = scores[i].numpy() if i in scores else np.zeros(1)
+                index[i], logp[i] = choose(s, temperature, rng)
+                tokens += size[i] if i in scores else 0
     return Choices(index, logp, prompts, cands, tokens)

