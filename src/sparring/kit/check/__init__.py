@@ -10,6 +10,7 @@ from sparring.kit.check.honesty import check_mask_honesty
 from sparring.kit.check.play_checks import check_determinism, check_random_play, check_snapshots
 from sparring.kit.check.report import Finding, Report
 from sparring.kit.check.stall import stall_audit
+from sparring.kit.check.text_face import check_text_face
 from sparring.kit.config import make_config
 from sparring.kit.registry import get
 
@@ -30,6 +31,7 @@ def check(env, steps: int = 2000, seed: int = 0, audit_episodes: int = 200, **co
     check_snapshots(report, cls, config, seed)
     check_mask_honesty(report, cls, config, seed)
     check_adapters(report, cls, config)
+    check_text_face(report, cls, config, min(steps, 50), seed)
     check_allocations(report, cls, config, seed)
     reward_audit(report, cls, config, seed, episodes=audit_episodes)
     stall_audit(report, cls, config, seed, episodes=audit_episodes)
