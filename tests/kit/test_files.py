@@ -114,3 +114,37 @@ def test_check_fits_names_the_size_and_the_remedy():
         r"use less",
     ):
         check_fits(2**50, "a huge thing", "use less")
+
+
+def test_reads_are_bounded_and_refuse_devices_pipes_and_folders(tmp_path):
+    """Issue 39: a link to /dev/zero (endless) or a pipe (whose open waits for a writer) is refused unopened."""
+    from sparring.kit.files import check_regular, read_bytes, read_text
+
+    os.symlink("/dev/zero", tmp_path / "zero")
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "big").write_bytes(b"x" * 100)
+    for path, why in [
+        (tmp_path / "zero", "is not a regular file"),
+        (tmp_path / "pipe", "is not a regular file"),
+        (tmp_path, "is a folder"),
+        (tmp_path / "none", "No such file"),
+    ]:
+        with pytest.raises(DamagedFile, match=why):
+            read_bytes(path, "widget", 1000)
+    with pytest.raises(DamagedFile, match="is 100 bytes, more than the 99 a widget may have"):
+        read_text(tmp_path / "big", "widget", 99)
+    assert check_regular(tmp_path / "big", "widget") == 100 and read_text(tmp_path / "big", "w", 100) == "x" * 100
+    with pytest.raises(DamagedFile, match="not a regular file"):
+        file_checksum(tmp_path / "zero")
+    with pytest.raises(DamagedFile, match="not a regular file"):
+        read_json(tmp_path / "zero", "meta")
+
+
+def test_check_output_refuses_an_existing_file_unless_overwrite(tmp_path):
+    (tmp_path / "old.txt").write_text("keep")
+    assert check_output(tmp_path / "old.txt", "--out") == str(tmp_path / "old.txt")  # overwrite by default
+    with pytest.raises(ValueError, match=r"^--out '.*old.txt' exists; give --force to overwrite it, or another path$"):
+        check_output(tmp_path / "old.txt", "--out", overwrite=False)
+    os.symlink(tmp_path / "gone", tmp_path / "dangling")
+    with pytest.raises(ValueError, match="exists"):
+        check_output(tmp_path / "dangling", "--out", overwrite=False)
