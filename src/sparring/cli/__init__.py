@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sparring.cli import envs, explore, judge, lm, play, record, train, warm
+from sparring.cli import envs, explore, judge, lm, openenv, play, record, train, warm
 from sparring.cli import values
 from sparring.cli.overrides import pull_overrides
 
@@ -68,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = _Parser(prog="sparring", description="Fast, honest game environments and agents.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for group in (envs, lm, train, explore, play, record, judge, warm):
+    for group in (envs, lm, train, explore, play, record, judge, warm, openenv):
         group.add_commands(sub)
     return parser
 
