@@ -18,6 +18,8 @@ clears the GGUF quantization marker, so ``save_pretrained`` (and
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import importlib.util
 import os
 
@@ -115,7 +117,10 @@ def load_model(spec: str, dtype: str | None = None):
     if not isinstance(torch_dtype, torch.dtype):
         raise ValueError(f"dtype {dtype!r} is not a torch dtype (e.g. float32, bfloat16)")
     try:
-        model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=gguf, local_files_only=True, dtype=torch_dtype)
+        with _quiet_gguf():
+            model = AutoModelForCausalLM.from_pretrained(
+                folder, gguf_file=gguf, local_files_only=True, dtype=torch_dtype
+            )
     except Exception as exc:
         raise ValueError(f"cannot load the model {where}: {_one_line(exc)}") from None
     plain_float(model)
@@ -124,10 +129,16 @@ def load_model(spec: str, dtype: str | None = None):
 
 def plain_float(model) -> None:
     """Forget that ``model`` came from a GGUF file (its weights are already dequantized), so it saves normally."""
-    if getattr(model, "hf_quantizer", None) is not None:
+    quantizer = getattr(model, "hf_quantizer", None)
+    method = getattr(getattr(model.config, "quantization_config", None), "quant_method", None)
+    if quantizer is None or "gguf" not in str(getattr(method, "value", method)).lower():
+        return  # not quantized, or quantized some other way (its weights are not plain floats: leave it)
+    if hasattr(quantizer, "remove_quantization_config"):
+        quantizer.remove_quantization_config(model)
+    else:
         model.hf_quantizer = None
-    if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
+        model.is_quantized = False
 
 
 def context_of(model) -> int:
@@ -147,6 +158,24 @@ def save_model(model, tokenizer, out: str, overwrite: bool = False, info: dict |
 
     plain_float(model)
     return save_model_folder(model, tokenizer, out, overwrite, info)
+
+
+@contextlib.contextmanager
+def _quiet_gguf():
+    """No progress bar while transformers dequantizes GGUF tensors (it draws one with tqdm directly)."""
+    try:
+        from transformers import modeling_gguf_pytorch_utils as gguf_utils
+    except ImportError:  # an older transformers, or no GGUF support: nothing to quiet
+        yield
+        return
+    bar = getattr(gguf_utils, "tqdm", None)
+    if bar is not None:
+        gguf_utils.tqdm = functools.partial(bar, disable=True)
+    try:
+        yield
+    finally:
+        if bar is not None:
+            gguf_utils.tqdm = bar
 
 
 def _one_line(exc: Exception) -> str:
