@@ -2,7 +2,7 @@
 
 The learner is character 0 of a one-day town (``--days``) with the gathering
 goal (be at the tavern with three others at once); the other seven are the
-planner. Steps: (1) distil a small model from ``scripted:planner_noisy:NOISE``,
+planner. Steps: (1) distil a small model from ``scripted:planner:NOISE``,
 (2) evaluate it over ``--episodes`` episodes with fixed seeds (sampling at
 ``--temperature``, the policy GRPO trains), (3) GRPO for ``--grpo-minutes``,
 (4) evaluate the result on the same seeds. Prints both success rates with 95%
@@ -99,7 +99,7 @@ def distilled_base(args, labels: str = "teacher") -> tuple[str, dict]:
         return base, report
     base = os.path.join(args.out, "base")
     distill_cfg = DistillConfig(
-        teacher=f"scripted:planner_noisy:{args.noise:g}",
+        teacher=f"scripted:planner:{args.noise:g}",
         goal=args.goal,
         episodes=args.distill_episodes,
         steps=args.distill_steps,

@@ -3,7 +3,7 @@
 Characters ``--learners`` (0 and 1) of a one-day town (``--days``) have the
 gathering goal (be at the tavern with three others at once); the other six are
 the planner. Steps: (1) distil a small model from
-``scripted:planner_noisy:NOISE``, labelled with the teacher's plan
+``scripted:planner:NOISE``, labelled with the teacher's plan
 (``--labels plan``, its action before the noise; ``teacher`` copies its noisy
 actions), (2) evaluate the teacher, then the base, as every learner over
 ``--episodes`` towns with fixed seeds (sampling at ``--temperature``), (3) GRPO
@@ -47,7 +47,7 @@ from sparring.kit.atomic import atomic_file
 from sparring.lm.choice import LineScorer
 from sparring.lm.grpo import Run, _load
 from sparring.lm.learners import evaluate_learners, intervals_overlap, learners_env
-from sparring.lm.town import make_brain
+from sparring.lm.specs import make_brain
 
 EVAL_SEED = 90_210  # evaluation towns: never a distillation or GRPO seed
 
@@ -107,7 +107,7 @@ def main() -> None:
     os.makedirs(args.out, exist_ok=True)
     started = time.perf_counter()
     base, report = distilled_base(args, args.labels)
-    teacher = make_brain(f"scripted:planner_noisy:{args.noise:g}", learners_env(1, 0, args.characters), args.seed)
+    teacher = make_brain(f"scripted:planner:{args.noise:g}", learners_env(1, 0, args.characters), args.seed)
     taught = _evaluate([teacher] * len(args.characters), args, f"teacher {teacher.name}", cache=base)
     base_scorer = _scorer(base)
     before = _evaluate([base_scorer] * len(args.characters), args, "base", cache=base)

@@ -42,7 +42,7 @@ def test_a_noisy_scripted_spec_is_the_players_noisy_player(town):
         ("robot", "unknown player 'robot'.*or a text brain: openai:URL:MODEL or local:DIR"),
         ("scripted:planner:2", "probability in"),
         ("openai:nohost", "openai:URL:MODEL"),
-        ("local:/no/such/dir", "is not a folder"),
+        ("local:/no/such/dir", "does not exist"),
         ("scripted:genius", "no scripted policy 'genius'"),
     ],
 )

@@ -124,8 +124,24 @@ def play_brains(args, env_config: dict) -> int:
     from sparring.kit.progress import Progress
     from sparring.lm.play import play_brains as play
 
+    if args.threads is not None:
+        if args.threads < 1:
+            raise ValueError(f"--threads must be >= 1, got {args.threads}")
+        import torch
+
+        torch.set_num_threads(args.threads)
     with Progress(f"play {args.env}") as progress:
-        report = play(args.brain, args.episodes, args.seed, args.record, args.env, progress=progress, **env_config)
+        report = play(
+            args.brain,
+            args.episodes,
+            args.seed,
+            args.record,
+            args.env,
+            num_envs=args.num_envs,
+            progress=progress,
+            temperature=args.temperature,
+            **env_config,
+        )
     print(report.text())
     return 0
 
@@ -140,6 +156,15 @@ def add_brain_args(p: argparse.ArgumentParser) -> None:
         "openai:URL:MODEL (key from $OPENAI_API_KEY), local:DIR (text brains: envs with a text face)",
     )
     p.add_argument("--episodes", type=int, default=1, help="with --brain: episodes to play")
+    p.add_argument("--num-envs", type=int, default=4, help="with --brain: episodes played at once")
+    p.add_argument(
+        "--temperature",
+        type=float,
+        default=1.0,
+        help="with --brain: local models sample their lines at this temperature (default 1, as GRPO trains "
+        "them; 0: the most likely line)",
+    )
+    p.add_argument("--threads", type=int, help="with --brain: torch CPU threads (default: torch's)")
     p.add_argument("--record", metavar="DIR", help="with --brain: record the episodes to DIR/ENV.parquet")
 
 

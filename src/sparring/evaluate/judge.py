@@ -1,7 +1,8 @@
 """``sparring judge``: brains judged against brains they did not train with, with ratings of every brain.
 
 A brain is a player spec (``random``, ``scripted:NAME``, ``scripted:NAME:NOISE``,
-``checkpoint:PATH``). A two-seat env (duel) plays a round robin between the brains
+``checkpoint:PATH``) or, for an env with a text face, a text brain (``local:PATH``, ``openai:URL:MODEL``;
+:func:`sparring.lm.specs.make_brain`). A two-seat env (duel) plays a round robin between the brains
 (:mod:`sparring.evaluate.round_robin`); an env of more seats (town) plays every focal brain
 among every background brain (:mod:`sparring.evaluate.crowd_judge`). Both rate every brain with openskill
 (:mod:`sparring.evaluate.ratings`). The judge plays every seat itself, so the env's own
@@ -16,7 +17,7 @@ from sparring.evaluate.crowd_judge import judge_crowd
 from sparring.evaluate.round_robin import round_robin
 from sparring.kit import registry
 from sparring.kit.config import make_config
-from sparring.players.make import check_player
+from sparring.lm.specs import check_brain
 from sparring.players.opponents import opponent_choices
 
 
@@ -42,7 +43,7 @@ def judge(
     for flag, specs in (("--brain", brains), ("--background", backgrounds or [])):
         for spec in specs:
             try:
-                check_player(spec, env_cls)
+                check_brain(spec, env_cls)
             except ValueError as exc:
                 raise ValueError(f"{flag} {spec!r}: {exc}") from None
             if spec.startswith("checkpoint:"):

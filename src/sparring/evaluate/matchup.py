@@ -8,7 +8,7 @@ import numpy as np
 
 from sparring.evaluate.episodes import play_episodes
 from sparring.kit.progress import silent
-from sparring.players import make_player
+from sparring.lm.specs import make_brain
 
 
 def batch_size(num_envs: int, episodes: int, arrangements: int) -> int:
@@ -92,13 +92,14 @@ def play_pair(env, specs: tuple[str, str], first: np.ndarray, episodes: int, tra
     """Play ``episodes`` episodes of brain ``specs[0]`` in the seats where ``first`` ([num_envs, num_agents]
     bool) is True and ``specs[1]`` in the others; returns (play_episodes rows, env of each row).
 
-    Each brain is a player made from its spec (``seed`` and ``seed + 1`` seed their dice); ``env`` must be
-    built with ``autoreset=False`` and with every seat played from outside.
+    Each brain is made from its spec by :func:`sparring.lm.specs.make_brain` (a player, or a text brain where
+    the env has a text face; ``seed`` and ``seed + 1`` seed their dice); ``env`` must be built with
+    ``autoreset=False`` and with every seat played from outside.
     """
     rows = np.arange(env.rows).reshape(env.num_envs, env.num_agents)
     seated = [
-        (make_player(specs[0], env, seed, greedy), rows[first]),
-        (make_player(specs[1], env, seed + 1, greedy), rows[~first]),
+        (make_brain(specs[0], env, seed, greedy), rows[first]),
+        (make_brain(specs[1], env, seed + 1, greedy), rows[~first]),
     ]
     data = play_episodes(env, [(p, r) for p, r in seated if len(r)], episodes, tracker=tracker)
     return data, tracker.envs()

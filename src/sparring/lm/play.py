@@ -47,13 +47,17 @@ class PlayReport:
     """Episodes finished (fewer than asked when the play was interrupted)."""
 
     def text(self) -> str:
-        """A readable table."""
-        lines = [f"{'seat':<10} {'brain':<40} success  mean return  out at end"]
+        """A readable table: each seat's successes with a 95% Wilson interval, mean return, episodes ended out."""
+        from sparring.kit.stats import wilson_interval
+
+        lines = [f"{'seat':<10} {'brain':<40} {'success':>9} {'95% interval':>14}  mean return  out at end"]
         for c in self.seats:
             goals = f"   ({', '.join(f'{k} {v}' for k, v in sorted(c.goals.items()))})" if c.goals else ""
             mean = c.total_return / max(1, c.episodes)
+            low, high = wilson_interval(c.successes, c.episodes)
             lines.append(
-                f"{c.name:<10} {c.brain[-40:]:<40} {c.successes:>3}/{c.episodes:<3} {mean:>11.3f} {c.out:>11}{goals}"
+                f"{c.name:<10} {c.brain[-40:]:<40} {f'{c.successes}/{c.episodes}':>9} {f'[{low:.3f}, {high:.3f}]':>14}"
+                f" {mean:>12.3f} {c.out:>11}{goals}"
             )
         for name, s in self.brains.items():
             lines.append(
@@ -79,11 +83,13 @@ def play_brains(
     env: str = "town",
     num_envs: int = 4,
     progress=None,
+    temperature: float = 1.0,
     **config,
 ) -> PlayReport:
     """Play ``episodes`` episodes with a brain per seat fed from outside; record them to ``record``/ENV.parquet.
-    ``progress`` (a :class:`~sparring.kit.progress.Progress`) counts the episodes; an interrupted play returns
-    the episodes finished so far (the recording keeps them)."""
+    Local models sample their lines at ``temperature`` (0: the most likely line). ``progress`` (a
+    :class:`~sparring.kit.progress.Progress`) counts the episodes; an interrupted play returns the episodes
+    finished so far (the recording keeps them)."""
     from sparring.kit.progress import silent
     from sparring.record import Recorder
 
@@ -92,13 +98,15 @@ def play_brains(
         raise ValueError("give at least one --brain")
     if episodes < 1 or num_envs < 1:
         raise ValueError(f"episodes and num_envs must be >= 1, got {episodes} and {num_envs}")
+    if not 0.0 <= temperature <= 100.0:
+        raise ValueError(f"--temperature must be in [0, 100] (0: the most likely line), got {temperature}")
     cls = registry.get(env)
     text = face(cls)
     batch = BatchedEnv(cls, num_envs=min(num_envs, episodes), seed=seed, autoreset=False, **config)
     seats = [int(a) for a in np.flatnonzero(batch.learner_rows[: batch.num_agents])]
     shared: dict[str, object] = {}
     for spec in dict.fromkeys(specs[min(a, len(specs) - 1)] for a in seats):
-        shared[spec] = make_brain(spec, batch, seed)
+        shared[spec] = make_brain(spec, batch, seed, temperature=temperature)
     seat_spec = {a: specs[min(a, len(specs) - 1)] for a in seats}
     names = text.seat_names(cls) if text else cls.seats
     results = [

@@ -18,7 +18,7 @@ from sparring.kit.batch import BatchedEnv
 from sparring.kit.text import require_face
 from sparring.lm.brains import Observations
 from sparring.lm.text_brain import BrainStats
-from sparring.players.make import make_player, player_specs
+from sparring.players.make import check_player, make_player, player_specs
 
 DEFAULT_NOISE = 0.3  # a default teacher's chance of a uniformly random legal action instead of its own
 KEY_ENV = "OPENAI_API_KEY"
@@ -66,7 +66,7 @@ def parse(answer: str, batch: Observations, i: int):
 
 
 class ChoiceBrain:
-    """A local model folder that picks one legal line per turn by scoring them all (never unparseable).
+    """A local model that picks one legal line per turn by scoring them all (never unparseable).
 
     ``temperature`` 0 takes the most likely line; above 0 it samples from
     ``softmax(scores / temperature)``. A prompt too long for the model's context
@@ -105,32 +105,49 @@ class ChoiceBrain:
         return out
 
 
-def make_brain(spec: str, env: BatchedEnv, seed: int = 0):
-    """The brain a spec names (see :func:`specs_of`); an OpenAI key, if any, comes from ``$OPENAI_API_KEY``.
-    Text brains need the env's text face; the rest are :func:`sparring.players.make.make_player`'s players."""
+def check_brain(spec: str, env_cls) -> str:
+    """``spec`` with ``scripted`` alone read as the env's best scripted player; a one-line ValueError naming the
+    valid specs unless it names a brain of ``env_cls`` (a model is read only when the brain is made)."""
     kind, _, rest = spec.partition(":")
     if kind == "local" and rest:
-        require_face(env.env_cls)
-        if not os.path.isdir(rest):
+        require_face(env_cls)
+        if not os.path.exists(rest):
             raise ValueError(
-                f"brain {spec!r}: {rest!r} is not a folder (give a model folder, e.g. from `sparring distill`)"
+                f"brain {spec!r}: {rest!r} does not exist (give a model folder, e.g. from `sparring distill`)"
             )
-        return ChoiceBrain(rest, seed=seed)
+        return spec
     if kind == "openai":
         url, _, model = rest.rpartition(":")
-        if url.startswith(("http://", "https://")) and model:
-            from sparring.lm.openai_brain import OpenAIBrain
-
-            require_face(env.env_cls)
-            safe = np.zeros(len(env.heads.sizes), np.int64)  # value 0 of every head: the kit's "do nothing"
-            return OpenAIBrain(url, model, parse, safe, api_key=os.environ.get(KEY_ENV), seed=seed, text=prompt_text)
-        raise ValueError(
-            f"brain {spec!r}: openai needs openai:URL:MODEL with an http(s) URL, e.g. "
-            "openai:http://127.0.0.1:8000/v1:mymodel"
-        )
-    if spec == "scripted" and env.env_cls.best_scripted:
-        spec = f"scripted:{env.env_cls.best_scripted}"
+        if not (url.startswith(("http://", "https://")) and model):
+            raise ValueError(
+                f"brain {spec!r}: openai needs openai:URL:MODEL with an http(s) URL, e.g. "
+                "openai:http://127.0.0.1:8000/v1:mymodel"
+            )
+        require_face(env_cls)
+        return spec
+    if spec == "scripted" and env_cls.best_scripted:
+        spec = f"scripted:{env_cls.best_scripted}"
     try:
-        return make_player(spec, env, seed)
+        check_player(spec, env_cls)
     except ValueError as exc:
         raise ValueError(f"{exc}; or a text brain: {TEXT_SPECS}") from None
+    return spec
+
+
+def make_brain(spec: str, env: BatchedEnv, seed: int = 0, greedy: bool = False, temperature: float = 1.0):
+    """The brain a spec names (see :func:`specs_of`); an OpenAI key, if any, comes from ``$OPENAI_API_KEY``.
+
+    Text brains need the env's text face; a local model samples its lines at ``temperature`` (the policy GRPO
+    trains samples at 1; 0 or ``greedy`` takes the most likely line). The rest are
+    :func:`sparring.players.make.make_player`'s players (``greedy``: a checkpoint's most likely actions)."""
+    spec = check_brain(spec, env.env_cls)
+    kind, _, rest = spec.partition(":")
+    if kind == "local":
+        return ChoiceBrain(rest, temperature=0.0 if greedy else temperature, seed=seed)
+    if kind == "openai":
+        from sparring.lm.openai_brain import OpenAIBrain
+
+        url, _, model = rest.rpartition(":")
+        safe = np.zeros(len(env.heads.sizes), np.int64)  # value 0 of every head: the kit's "do nothing"
+        return OpenAIBrain(url, model, parse, safe, api_key=os.environ.get(KEY_ENV), seed=seed, text=prompt_text)
+    return make_player(spec, env, seed, greedy)
