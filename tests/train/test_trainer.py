@@ -108,3 +108,16 @@ def test_env_threads_default_to_torch_threads_in_process_only():
     assert env_threads_for(tiny(vec="multiprocess"), 3) == 1
     with pytest.raises(ValueError, match="env threads \\(2\\) step the inprocess backend only"):
         Trainer("toy_match", tiny(vec="multiprocess", env_threads=2))
+
+
+def test_torch_threads_default_to_every_core_the_process_may_use(monkeypatch):
+    import os
+
+    from sparring.train import trainer as trainer_module
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 5, 7}, raising=False)
+    assert trainer_module.usable_cores() == 5
+    auto = tiny(threads=0)
+    assert trainer_module.torch_threads_for(auto) == 5  # every usable core, not all but one
+    assert trainer_module.torch_threads_for(tiny(threads=2)) == 2
+    assert trainer_module.env_threads_for(auto, trainer_module.torch_threads_for(auto)) == 5
