@@ -5,6 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sparring.kit import Env, Heads, Obs, kernel, knob, rand_int
+from sparring.kit.text import Line, TextFace
 
 # -- world: the numbers ----------------------------------------------------------------------------
 
@@ -94,6 +95,33 @@ def predict(s, cfg, agent, act):
     act[0] = STAY if col == s.paddle else (LEFT if col < s.paddle else RIGHT)
 
 
+# -- text: the env in words, for language-model brains ---------------------------------------------
+# region face
+class CatchText(TextFace):
+    """What the player reads and may answer: the board in words and the three moves."""
+
+    @staticmethod
+    def describe(s, cfg, agent: int) -> str:
+        """The board in words (the env's own ``describe``)."""
+        return Catch.describe(s, cfg, agent)
+
+    @staticmethod
+    def lines(s, cfg, agent: int) -> list[Line]:
+        """The moves the mask allows: staying always, a step only away from a wall."""
+        lines = [Line((STAY,), "stay")]
+        if s["paddle"] > 0:
+            lines.append(Line((LEFT,), "move the paddle left"))
+        if s["paddle"] < cfg.width - 1:
+            lines.append(Line((RIGHT,), "move the paddle right"))
+        return lines
+
+    @staticmethod
+    def progress(s, cfg, agent: int) -> float:
+        """Balls caught so far, of all the balls (GRPO's opt-in shaping)."""
+        return float(s["metrics"][CAUGHT])
+# endregion face
+
+
 # -- env: the declaration --------------------------------------------------------------------------
 
 @dataclass
@@ -136,6 +164,7 @@ class Catch(Env):
     reset, step, observe = reset, step, observe
     scripted = {"follow": follow, "predict": predict}
     best_scripted = "predict"
+    text = CatchText
 
     # region slow
     @staticmethod

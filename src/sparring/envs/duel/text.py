@@ -13,7 +13,7 @@ import numpy as np
 
 from sparring.envs.duel import render
 from sparring.envs.duel.legal import write_mask
-from sparring.envs.duel.world import FOOD, MOVE, PRAYER, SIZES, SPEC, STYLE
+from sparring.envs.duel.world import FOOD, MAX_HP, MOVE, PRAYER, SIZES, SPEC, STYLE
 from sparring.kit.text import HeadsFace, Line
 
 STYLES = ("melee", "ranged", "magic")
@@ -33,6 +33,11 @@ class DuelText(HeadsFace):
     def describe(s, cfg, agent: int) -> str:
         """What the fighter sees (:func:`~sparring.envs.duel.render.describe`)."""
         return render.describe(s, cfg, agent)
+
+    @staticmethod
+    def progress(s, cfg, agent: int) -> float:
+        """The share of the opponent's hp taken (GRPO's opt-in shaping: a fight lost closer is worth more)."""
+        return 1.0 - float(s["hp"][1 - agent]) / MAX_HP
 
     @staticmethod
     def mask_row(s, cfg, agent: int) -> np.ndarray:

@@ -37,6 +37,11 @@ class SerpentText(HeadsFace):
         return render.describe(s, cfg, agent)
 
     @staticmethod
+    def progress(s, cfg, agent: int) -> float:
+        """The share of the serpent's hp taken (GRPO's opt-in shaping)."""
+        return 1.0 - float(s["boss_hp"]) / cfg.boss_hp
+
+    @staticmethod
     def mask_row(s, cfg, agent: int) -> np.ndarray:
         """The player's flat mask row, by the env's own rule."""
         mask = np.zeros(sum(SIZES), np.bool_)
