@@ -16,7 +16,8 @@ distilled in 12 min (held-out action accuracy 0.469) succeeded in 3/500 episodes
 0.017]; after 30 min of GRPO (18 iterations, 1.07 groups/min, 17.6 K tokens/s read while sampling)
 in 161/500, 0.322 [0.283, 0.364]. The teacher itself succeeds in about 9%, the planner in 20%.
 A second run reuses the distilled base and its saved evaluation: add --base runs/grpo_town/base.
-A smoke run of a few minutes: add --smoke.
+A smoke run of a few minutes: add --smoke. The distilled base alone (distil and evaluate, no GRPO): add
+--base-only, e.g. ``--base-only --episodes 300``.
 """
 
 from __future__ import annotations
@@ -151,6 +152,7 @@ def main() -> None:
         "distillation, and reuse its evaluation when one with the same settings is saved in it",
     )
     add_run_args(p, episodes=500, grpo_minutes=30.0)
+    p.add_argument("--base-only", action="store_true", help="distil and evaluate the base, then stop (no GRPO)")
     args = p.parse_args()
     if args.smoke:
         args.distill_episodes, args.distill_steps, args.episodes, args.grpo_minutes = 8, 30, 32, 1.0
@@ -159,6 +161,9 @@ def main() -> None:
     started = time.perf_counter()
     base, report = distilled_base(args)
     before = _evaluate(base, args, "base (distilled)", cache=True)
+    if args.base_only:
+        print(f"base only: {(time.perf_counter() - started) / 60:.1f} min")
+        return
     run_dir, history = run_grpo(args, base)
     after = _evaluate(Run(run_dir).model, args, "after GRPO")
     apart = not intervals_overlap(before, after)
