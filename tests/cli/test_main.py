@@ -26,6 +26,7 @@ COMMANDS = {
     "fork",
     "play",
     "judge",
+    "openenv",
 }
 
 
