@@ -45,3 +45,26 @@ def test_free_text_answers_and_the_typed_client(town_url):
         assert result.observation.parsed in ("contained", "exact") and result.observation.tick >= 1
         state = env.state()
         assert state.env == "town" and state.tick == result.observation.tick and state.snapshot.startswith("town-")
+
+
+def test_the_command_prints_its_address_once_listening():
+    import re
+    import subprocess
+    import sys
+
+    import httpx
+
+    cmd = [sys.executable, "-m", "sparring", "openenv", "duel", "--port", "0", "--env.max_ticks", "60"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        line = proc.stdout.readline()
+        found = re.fullmatch(
+            r"serving duel \(OpenEnv\) on (http://127\.0\.0\.1:\d+) \(WebSocket sessions at /ws\)\n", line
+        )
+        assert found, line
+        assert httpx.get(found.group(1) + "/health", timeout=10).status_code == 200
+        with GenericEnvClient(base_url=found.group(1)).sync() as env:
+            assert env.reset(seed=1).observation["text"].startswith("Tick 0 of 60.")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
