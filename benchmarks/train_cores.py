@@ -8,8 +8,8 @@ iterations (rollout + update) taking turns so load changes hit them alike, one w
 
 - ``before``: the trainer as it was before issue 37 (git 2b49e90): torch threads "all cores but
   one", the masked heads on the torch grid, minibatches picked by advanced indexing, unfused Adam,
-  the observation scale multiplied even when it is 1 (the code paths this benchmark swaps back in
-  below, copied from that revision);
+  the observation scale multiplied even when it is 1, one-hot planes by comparison (the code
+  paths this benchmark swaps back in below, copied from that revision);
 - ``code``: today's code at the old thread count, so the code's share of the gain shows alone;
 - ``after``: today's code at today's defaults (every usable core, or ``--threads``).
 
@@ -63,7 +63,10 @@ def _old_losses(policy, rollout, idx, adv, ret, cfg):
 
 
 def _old_inputs(self, obs):
-    return obs.to(torch.float32) * self.scale if not self.onehot else type(self)._inputs(self, obs)
+    """Policy._inputs at 2b49e90: one comparison per one-hot code, and the scale multiplied even when it is 1."""
+    if self.onehot:
+        return (obs.unsqueeze(-1) == self.codes.to(obs.dtype)).to(torch.float32).flatten(-2)
+    return obs.to(torch.float32) * self.scale
 
 
 def make_before(trainer: Trainer) -> None:

@@ -29,3 +29,11 @@ def test_separate_critic_needs_an_mlp_policy():
         Policy(6, [3, 2], hidden=16, recurrence="lstm", critic="separate")
     with pytest.raises(ValueError, match=r"critic 'twin' is not one of \['shared', 'separate'\]"):
         Policy(6, [3, 2], hidden=16, critic="twin")
+
+
+def test_onehot_planes_are_one_per_code_and_none_outside_one_to_high():
+    for dtype, low in ((torch.uint8, 0), (torch.int8, -5), (torch.int16, -5)):
+        policy = Policy(7, [3], hidden=8, onehot=3)
+        obs = torch.randint(low, 9, (5, 10, 7)).to(dtype)  # values below 1 and above high get no plane
+        want = torch.stack([(obs == code).float() for code in (1, 2, 3)], -1).flatten(-2)
+        assert torch.equal(policy._inputs(obs), want)
