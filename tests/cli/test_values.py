@@ -87,3 +87,30 @@ def test_an_existing_output_folder_needs_force_or_resume(tmp_path, capsys):
     assert main(["explore", "serpent", "--out", str(tmp_path / "arch"), "--steps", "5"]) == 2
     err = capsys.readouterr().err
     assert "--out" in err and "is a folder that is not empty; give --force" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "error",
+    [MemoryError(), RuntimeError("[enforce fail at alloc_cpu.cpp:119] DefaultCPUAllocator: can't allocate memory")],
+)
+def test_running_out_of_memory_is_one_line_not_a_traceback(monkeypatch, capsys, error):
+    from sparring.cli import envs
+
+    def fail(args, extra):
+        raise error
+
+    monkeypatch.setattr(envs, "cmd_list", fail)
+    assert main(["list"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("sparring: list: ran out of memory") and len(err.strip().splitlines()) == 1
+
+
+def test_other_runtime_errors_still_raise(monkeypatch):
+    from sparring.cli import envs
+
+    def fail(args, extra):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(envs, "cmd_list", fail)
+    with pytest.raises(RuntimeError, match="a bug"):
+        main(["list"])

@@ -90,4 +90,24 @@ def main(argv: list[str] | None = None) -> int:
             f"sparring: cannot use{where}: {exc.strerror or _one_line(exc)}; check the path and its permissions",
             file=sys.stderr,
         )
+    except MemoryError as exc:  # a size no memory check caught: still one line, naming what to lower
+        print(f"sparring: {args.command}: {_out_of_memory(exc)}", file=sys.stderr)
+    except RuntimeError as exc:
+        if not _is_allocation_failure(exc):
+            raise
+        print(f"sparring: {args.command}: {_out_of_memory(exc)}", file=sys.stderr)
     return 2
+
+
+def _is_allocation_failure(exc: RuntimeError) -> bool:
+    """Whether ``exc`` is an allocator's refusal (torch's CPU or CUDA allocator), not another runtime error."""
+    text = str(exc)
+    return type(exc).__name__ == "OutOfMemoryError" or "can't allocate memory" in text or "out of memory" in text
+
+
+def _out_of_memory(exc: BaseException) -> str:
+    said = _one_line(exc)[:160]
+    return (
+        f"ran out of memory ({type(exc).__name__}{': ' + said if said else ''}); ask for less: smaller sizes, "
+        "counts or batches (e.g. --num-envs, --steps, --hidden)"
+    )

@@ -95,7 +95,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(fn=cmd_new)
     p = sub.add_parser("check", help="the env doctor: determinism, snapshots, masks, bounds, allocations, reward audit")
     p.add_argument("env")
-    p.add_argument("--steps", type=count(1, 10**8), default=2000, help="random-policy steps per check")
+    p.add_argument("--steps", type=count(1, 10**6), default=2000, help="random-policy steps per check")
     p.add_argument("--seed", type=seed(), default=0)
     p.add_argument("--json", action="store_true", help="findings as JSON")
     p.set_defaults(fn=cmd_check)
