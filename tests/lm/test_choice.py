@@ -102,17 +102,32 @@ def test_kept_head_is_dropped_when_the_weights_change(tiny_folder):
     assert np.allclose(after.numpy(), fresh.numpy(), atol=1e-5)
 
 
+def _as_before(tiny_model, picked, seed: int):
+    """The old way: every prompt scored by the plain pass, each drawing once from one rng, in size order."""
+    plain = LineScorer(tiny_model, system="", share_prefix=False)
+    with torch.inference_mode():
+        scored = plain.scores(picked.prompts, picked.lines)
+    size = [len(p) + sum(len(c) for c in cs) for p, cs in zip(picked.prompts, picked.lines)]
+    rng = np.random.default_rng(seed)
+    want = {i: choose(scored[i].numpy(), 1.0, rng) for i in sorted(range(len(size)), key=size.__getitem__)}
+    return [want[i][0] for i in range(len(size))], [want[i][1] for i in range(len(size))]
+
+
 def test_single_lines_are_not_scored_and_draw_as_before(tiny_model):
     scorer = LineScorer(tiny_model, system="")  # the tiny context is 96 tokens
     texts, lines = ["wait", "sleep?", "go"], [["0: wait"], ["0: wait", "7: sleep"], ["0: wait"]]
     picked = choose_lines(scorer, texts, lines, 1.0, np.random.default_rng(3))
     assert picked.index[0] == picked.index[2] == 0 and picked.logp[0] == picked.logp[2] == 0.0
     assert picked.tokens == len(picked.prompts[1]) + sum(len(c) for c in picked.lines[1])
-    plain = LineScorer(tiny_model, system="", share_prefix=False)
-    with torch.inference_mode():  # the old way: every prompt scored, each drawing once from the same rng
-        scored = plain.scores(picked.prompts, picked.lines)
-    size = [len(p) + sum(len(c) for c in cs) for p, cs in zip(picked.prompts, picked.lines)]
-    rng, order = np.random.default_rng(3), sorted(range(3), key=size.__getitem__)  # choose_lines' order
-    want = {i: choose(scored[i].numpy(), 1.0, rng) for i in order}
-    assert picked.index == [want[i][0] for i in range(3)]
-    assert np.allclose(picked.logp, [want[i][1] for i in range(3)], atol=1e-5)
+    index, logp = _as_before(tiny_model, picked, 3)
+    assert picked.index == index and np.allclose(picked.logp, logp, atol=1e-5)
+
+
+def test_repeated_prompts_are_scored_once_and_each_draws_as_before(tiny_model):
+    scorer = LineScorer(tiny_model, system="")
+    texts, lines = ["sleep?"] * 6 + ["wait"], [["0: wait", "7: sleep"]] * 7
+    picked = choose_lines(scorer, texts, lines, 1.0, np.random.default_rng(5))
+    one = [len(picked.prompts[i]) + sum(len(c) for c in picked.lines[i]) for i in (0, 6)]
+    assert picked.tokens == sum(one)
+    index, logp = _as_before(tiny_model, picked, 5)
+    assert picked.index == index and np.allclose(picked.logp, logp, atol=1e-5)

@@ -12,7 +12,8 @@ The chat template's head (the tokens before the user's text: the system prompt
 and the template's markers) is the same in every prompt: it is read once per
 forward pass and its keys and values are shared by every row (``share_prefix``);
 without gradients they are kept between calls while the weights stay the same.
-A prompt with a single legal line is not scored at all.
+A prompt with a single legal line is not scored at all, and :func:`choose_lines`
+scores a prompt repeated with the same lines (copies of one state) once.
 """
 
 from __future__ import annotations
@@ -266,7 +267,10 @@ def choose_lines(
 ) -> Choices:
     """For each prompt ``texts[i]``, one of ``lines[i]`` drawn from the scorer's policy (greedy at temperature 0).
 
-    ``tokens`` counts the prompt and line tokens of the prompts that were scored.
+    A prompt with a single legal line is not scored, and a prompt repeated with the
+    same lines (copies of one state in a GRPO group) is scored once; every prompt
+    still draws from ``rng`` in the same order. ``tokens`` counts the prompt and
+    line tokens that were scored.
     """
     torch = scorer._torch
     prompts = [scorer.prompt_ids(t) for t in texts]
@@ -275,13 +279,19 @@ def choose_lines(
     size = [len(p) + sum(len(c) for c in cs) for p, cs in zip(prompts, cands)]
     # similar lengths share a forward pass: less padding
     fits = sorted((i for i in range(len(texts)) if scorer.fits(prompts[i], cands[i])), key=size.__getitem__)
+    first: dict[tuple, int] = {}  # (prompt, lines) -> the first prompt that has them
+    for i in fits:
+        if len(cands[i]) > 1:  # a single legal line needs no forward pass
+            first.setdefault((tuple(prompts[i]), tuple(map(tuple, cands[i]))), i)
+    unique = list(first.values())
+    scores = {}
     with torch.inference_mode():
-        for start in range(0, len(fits), batch_size):
-            chunk = fits[start : start + batch_size]
-            scored = [i for i in chunk if len(cands[i]) > 1]  # a single legal line needs no forward pass
-            scores = dict(zip(scored, scorer.scores([prompts[i] for i in scored], [cands[i] for i in scored])))
-            for i in chunk:  # in order, each drawing from rng as before (a single line draws its certain 0)
-                s = scores[i].numpy() if i in scores else np.zeros(1)
-                index[i], logp[i] = choose(s, temperature, rng)
-                tokens += size[i] if i in scores else 0
+        for start in range(0, len(unique), batch_size):
+            chunk = unique[start : start + batch_size]
+            scores.update(zip(chunk, scorer.scores([prompts[i] for i in chunk], [cands[i] for i in chunk])))
+            tokens += sum(size[i] for i in chunk)
+    for i in fits:  # in order, each drawing from rng as before (a single line draws its certain 0)
+        key = (tuple(prompts[i]), tuple(map(tuple, cands[i])))
+        s = scores[first[key]].numpy() if key in first else np.zeros(1)
+        index[i], logp[i] = choose(s, temperature, rng)
     return Choices(index, logp, prompts, cands, tokens)

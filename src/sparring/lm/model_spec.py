@@ -119,12 +119,24 @@ def load_model(spec: str, dtype: str | None = None):
     try:
         with _quiet_gguf():
             model = AutoModelForCausalLM.from_pretrained(
-                folder, gguf_file=gguf, local_files_only=True, dtype=torch_dtype
+                folder, gguf_file=gguf, local_files_only=True, dtype=torch_dtype, **_dequantized(gguf)
             )
     except Exception as exc:
         raise ValueError(f"cannot load the model {where}: {_one_line(exc)}") from None
     plain_float(model)
     return model.eval()
+
+
+def _dequantized(gguf: str | None) -> dict:
+    """Loading options that unpack every GGUF weight into a plain float tensor (newer transformers can keep them
+    packed, computed by kernels fetched from the Hub: never wanted here, as nothing may be downloaded)."""
+    if not gguf:
+        return {}
+    try:
+        from transformers import GgufConfig
+    except ImportError:  # transformers before GgufConfig always dequantized
+        return {}
+    return {"quantization_config": GgufConfig(dequantize=True)}
 
 
 def plain_float(model) -> None:
