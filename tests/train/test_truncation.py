@@ -91,7 +91,7 @@ def reference(
 @pytest.mark.parametrize("recurrence", ["none", "lstm"])
 @pytest.mark.parametrize("env_cls", [toys.TimedWalk, toys.TimedPair])
 def test_truncation_bootstraps_like_the_slow_reference(env_cls, recurrence):
-    torch.manual_seed(0)
+    torch.manual_seed(4)  # walks that truncate mid-rollout and at its last step, every cut mattering (checked)
     config = {"limit": 5}
     env = BatchedEnv(env_cls, 24, seed=3, keep_final=True, **config)
     policy = policy_for(env, make_train_config(None, {"hidden": 16, "recurrence": recurrence}))
