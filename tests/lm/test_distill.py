@@ -106,3 +106,18 @@ def test_learning_rate_warms_up_then_decays():
     rates = [lr_at(s, 100, 1.0) for s in range(100)]
     assert rates[0] < rates[4] == pytest.approx(1.0) and rates[-1] == pytest.approx(0.1, abs=0.01)
     assert np.all(np.diff(rates[5:]) <= 1e-12)
+
+
+def test_a_pretrained_base_is_fine_tuned_with_lora_and_saved_merged(town_model, tmp_path):
+    from sparring.lm.model_spec import load_model
+
+    out = str(tmp_path / "from-base")
+    cfg = DistillConfig(episodes=2, held_out=0.5, steps=2, batch_size=2, base=town_model[0], lora=2, threads=1)
+    report = distill(out, cfg, days=1)
+    assert report["base"] == town_model[0] and 0 < report["trained_parameters"] < report["parameters"]
+    merged, base = load_model(out), load_model(town_model[0])  # a plain folder, the adapters merged in
+    assert sum(p.numel() for p in merged.parameters()) == sum(p.numel() for p in base.parameters())
+    with pytest.raises(ValueError, match="--lora must be a rank >= 1 with --base SPEC"):
+        distill(str(tmp_path / "no-base"), DistillConfig(lora=2), days=1)
+    with pytest.raises(ValueError, match="does not exist"):
+        distill(str(tmp_path / "bad-base"), DistillConfig(base=str(tmp_path / "missing")), days=1)

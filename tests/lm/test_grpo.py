@@ -142,7 +142,7 @@ def test_cli_grpo_and_bad_arguments(town_model, tmp_path, capsys, monkeypatch):
     assert "iteration 1: playing 1 groups of 2 copies" in stages and stages[-1].startswith("done, 100% 1/1 iterations")
     assert "grpo 1/1: reward" in captured.err
     assert main(["grpo", "town", "--model", str(tmp_path / "none"), "--out", str(tmp_path / "x")]) == 2
-    assert "--model must be a model folder" in capsys.readouterr().err
+    assert "--model: model " in (err := capsys.readouterr().err) and "does not exist (give a Hugging Face model" in err
     assert main(["grpo", "squared", "--model", town_model[0], "--out", str(tmp_path / "y")]) == 2
     assert "env 'squared' has no text face" in capsys.readouterr().err
     assert main(["grpo", "town", "--model", town_model[0], "--out", str(tmp_path / "z"), "--learners", "0,x"]) == 2
@@ -175,12 +175,15 @@ def test_a_lora_update_trains_only_the_adapters_and_the_reference_is_the_base(to
     assert not all(torch.allclose(a, b, atol=1e-5) for a, b in zip(base, on))
 
 
-def test_a_lora_run_saves_a_plain_model_and_its_adapter_and_resumes_it(town_model, tmp_path):
+def test_a_lora_run_saves_its_adapter_and_on_request_the_merged_model_and_resumes_it(town_model, tmp_path):
     from safetensors.torch import load_file, save_file
     from transformers import AutoModelForCausalLM
 
+    only = str(tmp_path / "adapter-only")
+    grpo(only, town_model[0], GRPOConfig(group=2, groups=1, turns=2, iterations=1, kl=0.1, threads=1, lora=2), days=1)
+    assert {"adapter", "optimizer.pt", "state.json"} <= set(os.listdir(only)) and "model" not in os.listdir(only)
     out = str(tmp_path / "lora")
-    cfg = GRPOConfig(group=2, groups=1, turns=2, iterations=1, kl=0.1, threads=1, lora=2)
+    cfg = GRPOConfig(group=2, groups=1, turns=2, iterations=1, kl=0.1, threads=1, lora=2, merged=True)
     grpo(out, town_model[0], cfg, days=1)
     assert {"model", "adapter", "optimizer.pt", "state.json"} <= set(os.listdir(out))
     weights = os.path.join(out, "adapter", "adapter_model.safetensors")

@@ -86,8 +86,7 @@ def cmd_distill(args, extra) -> int:
     from sparring.kit.progress import Progress
     from sparring.lm.distill import DistillConfig, distill
 
-    fields = {f.name: getattr(args, f.name) for f in dataclasses.fields(DistillConfig)}
-    cfg = DistillConfig(**{**fields, "teacher": args.teacher or ""})
+    cfg = _config(DistillConfig, args)
     try:
         with Progress(f"distill {args.env}") as progress:
             report = distill(args.out, cfg, _spoken(args.env), progress=progress, **env_overrides(extra))
@@ -109,7 +108,7 @@ def cmd_grpo(args, extra) -> int:
     env_config = env_overrides(extra)
     if args.resume and env_config:
         raise ValueError(f"--resume keeps the run's env config; drop {sorted(env_config)}")
-    cfg = GRPOConfig(**{f.name: getattr(args, f.name) for f in dataclasses.fields(GRPOConfig)})
+    cfg = _config(GRPOConfig, args)
     with Progress(f"grpo {args.env}") as progress:
         history = grpo(args.out, args.model, cfg, args.resume, _spoken(args.env), progress, **env_config)
     run = Run(args.out)
@@ -263,12 +262,21 @@ def _characters(text: str) -> list[int]:
 
 
 def _config_args(p: argparse.ArgumentParser, defaults, skip=frozenset()) -> None:
-    """A ``--field-name`` flag per field of the config dataclass ``defaults``, with its default."""
+    """A ``--field-name`` flag per field of the config dataclass ``defaults``, with its default (a bool field is a
+    switch; an empty text default stays unset, see :func:`_config`)."""
     for f in dataclasses.fields(defaults):
         if f.name in skip:
             continue
-        value = getattr(defaults, f.name)
+        value, flag = getattr(defaults, f.name), f"--{f.name.replace('_', '-')}"
+        if isinstance(value, bool):
+            p.add_argument(flag, dest=f.name, action="store_true", help=f"(default {value})")
+            continue
         kind = int if f.name == "threads" else type(value)
-        p.add_argument(
-            f"--{f.name.replace('_', '-')}", dest=f.name, type=kind, default=value, help=f"(default {value})"
-        )
+        shown = value if value != "" else "unset"
+        p.add_argument(flag, dest=f.name, type=kind, default=value if value != "" else None, help=f"(default {shown})")
+
+
+def _config(cls, args):
+    """The config dataclass ``cls`` from the parsed flags (an unset text flag is the field's default)."""
+    fields = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls)}
+    return cls(**{k: v for k, v in fields.items() if v is not None})

@@ -59,6 +59,15 @@ class DistillConfig:
     """Turns per step."""
     lr: float = 3e-3
     """Peak AdamW learning rate (linear warm-up over 5% of the steps, then cosine decay)."""
+    base: str = ""
+    """A pretrained model to fine-tune (a model spec: a folder or a .gguf file, :mod:`sparring.lm.model_spec`)
+    instead of building a small model from the teacher's text; vocab, hidden, layers, heads, intermediate and
+    context are then the base's own."""
+    lora: int = 0
+    """With ``base``: LoRA rank (alpha twice the rank) on the projections found in the model; 0: full fine-tuning.
+    The saved folder is the base with the adapters merged."""
+    chat_template: str = ""
+    """With ``base``: the prompt format of a model without a chat template, "plain" or a Jinja file."""
     vocab: int = 1024
     """BPE vocabulary size."""
     hidden: int = 128
@@ -261,9 +270,6 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
     progress.status("loading torch and transformers")
     import torch
 
-    from sparring.lm.choice import LineScorer
-    from sparring.lm.model import build_model, save_model_folder, train_tokenizer
-
     if cfg.episodes < 2 or cfg.steps < 1 or cfg.batch_size < 1 or not 0 < cfg.held_out < 1:
         raise ValueError(
             f"distill needs episodes >= 2, steps >= 1, batch_size >= 1 and 0 < held_out < 1; got "
@@ -274,8 +280,17 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
             f"distill needs dagger >= 0, and with DAgger rounds dagger_episodes >= 1 and dagger_steps >= 1; got "
             f"{cfg.dagger}, {cfg.dagger_episodes}, {cfg.dagger_steps}"
         )
+    if cfg.lora < 0 or (cfg.lora and not cfg.base) or (cfg.lora and cfg.dagger):
+        raise ValueError(
+            f"--lora must be a rank >= 1 with --base SPEC (and without --dagger), or 0; got {cfg.lora} with "
+            f"base {cfg.base!r} and dagger {cfg.dagger}"
+        )
     if os.path.exists(out):
         raise FileExistsError(f"{out} exists; choose a new folder for the distilled model")
+    if cfg.base:
+        from sparring.lm.model_spec import resolve
+
+        resolve(cfg.base)  # a missing or damaged base fails before the teacher plays
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     started = time.perf_counter()
@@ -286,13 +301,9 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
     test_from = cfg.episodes - max(1, round(cfg.episodes * cfg.held_out))
     train = [s for s in samples if s.episode < test_from]
     test = [s for s in samples if s.episode >= test_from]
-    progress.status(f"training the tokenizer and building the model on {len(train)} turns")
-    tokenizer = train_tokenizer(training_lines(train), cfg.vocab)
-    size = ModelSize(cfg.hidden, cfg.layers, cfg.heads, cfg.intermediate, cfg.context)
-    model = build_model(tokenizer, size, cfg.seed)
-    scorer = LineScorer(model, tokenizer)
+    model, tokenizer, scorer = _student(cfg, train, progress)
     train = [s for s in train if fits(scorer, s)]
-    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=0.01)
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=cfg.lr, weight_decay=0.01)
     rng = np.random.default_rng(cfg.seed)
     progress.status("fine-tuning")
     fit(scorer, opt, train, cfg.steps, cfg, rng, progress)
@@ -316,9 +327,43 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
         "held_out_accuracy": accuracy(scorer, test),
         "train_accuracy": accuracy(scorer, train[: len(test)]),
         "parameters": sum(p.numel() for p in model.parameters()),
+        "trained_parameters": sum(p.numel() for p in model.parameters() if p.requires_grad),
+        "base": cfg.base or None,
         "seconds": time.perf_counter() - started,
         "config": dataclasses.asdict(cfg),
     }
     progress.status(f"saving {out}")
-    save_model_folder(model, tokenizer, out, info={"distill": report})
+    if cfg.lora:
+        from sparring.lm.lora import save_merged
+
+        save_merged(model, tokenizer, out, info={"distill": report})
+    else:
+        from sparring.lm.model_spec import save_model
+
+        save_model(model, tokenizer, out, info={"distill": report})
     return report
+
+
+def _student(cfg: DistillConfig, train: list[Sample], progress):
+    """The model to train (a peft model with ``lora``), its tokenizer and its scorer: the pretrained ``base``, or
+    a small model built from the training turns' text."""
+    from sparring.lm.choice import LineScorer
+
+    if cfg.base:
+        from sparring.lm.lora import add_lora
+        from sparring.lm.model_spec import load_model, load_tokenizer
+
+        progress.status(f"loading the base model {cfg.base}")
+        model, tokenizer = load_model(cfg.base), load_tokenizer(cfg.base, cfg.chat_template or None)
+        if cfg.lora:
+            model = add_lora(model, cfg.lora)
+            return model, tokenizer, LineScorer(model.base_model.model, tokenizer)
+        return model, tokenizer, LineScorer(model, tokenizer)
+    from sparring.lm.model import build_model, train_tokenizer
+
+    progress.status(f"training the tokenizer and building the model on {len(train)} turns")
+    tokenizer = train_tokenizer(training_lines(train), cfg.vocab)
+    model = build_model(
+        tokenizer, ModelSize(cfg.hidden, cfg.layers, cfg.heads, cfg.intermediate, cfg.context), cfg.seed
+    )
+    return model, tokenizer, LineScorer(model, tokenizer)

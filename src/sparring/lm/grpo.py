@@ -18,10 +18,12 @@ The env's dice live in the record, so the copies of a group differ only by
 what the models chose, and every turn of a learner in a copy is a sample
 with its advantage there (per-turn credit). The loss is PPO's clipped
 objective on the ratio to the sampling policy, plus ``kl`` x the exact KL
-divergence from the base model's policy over the same legal lines. Full
-fine-tuning, or with ``lora`` > 0 LoRA adapters (peft) on the attention and
-MLP projections, whose reference is the same model with its adapters
-disabled.
+divergence from the base model's policy over the same legal lines. The base is
+any local causal LM (a model folder or a GGUF file: :mod:`sparring.lm.model_spec`).
+Full fine-tuning, or with ``lora`` > 0 LoRA adapters (peft) on the attention and
+MLP projections found in the model (:func:`sparring.lm.lora.lora_targets`), whose
+reference is the same model with its adapters disabled; a LoRA run saves its
+adapters, and a merged model folder too only with ``merged``.
 """
 
 from __future__ import annotations
@@ -33,10 +35,10 @@ import time
 
 import numpy as np
 
-from sparring.kit.atomic import atomic_file, atomic_folder, atomic_path
+from sparring.kit.atomic import atomic_file, atomic_path
 from sparring.kit.progress import silent
-from sparring.lm.lora import AdapterOff, add_lora, peft_quiet
-from sparring.lm.model import save_model_folder
+from sparring.lm.lora import AdapterOff, add_lora, load_adapter, save_adapter, save_merged
+from sparring.lm.model_spec import load_model, load_tokenizer, resolve, save_model
 from sparring.kit import registry
 from sparring.kit.text import check_goal, require_face
 from sparring.lm.learners import TurnSample, check_learners, learners_env, play_learners, set_goals
@@ -85,6 +87,12 @@ class GRPOConfig:
     """torch CPU threads (default: torch's)."""
     lora: int = 0
     """LoRA rank (alpha twice the rank); 0: full fine-tuning."""
+    merged: bool = False
+    """A LoRA run also saves the merged model (``model/``, a plain folder as large as the base); by default only
+    the adapters (``adapter/``), which ``--base`` plus the adapter reproduce."""
+    chat_template: str = ""
+    """The prompt format of a base model without a chat template: "plain" or a Jinja file (see
+    sparring.lm.model_spec); empty: the model's own."""
     learners: list[int] = dataclasses.field(default_factory=lambda: list(DEFAULT_LEARNERS))
     """The learning seats, each played by its own copy of the model with its own optimizer (the env plays what
     it can of the rest)."""
@@ -153,10 +161,10 @@ class Learner:
 
 
 class Run:
-    """The run folder ``out``: per learner ``model/`` (the current policy, LoRA adapters merged), ``adapter/`` (a
-    LoRA run's adapters) and ``optimizer.pt`` (with more than one learner, or another than character 0:
-    ``model-C/``, ``adapter-C/``, ``optimizer-C.pt`` for character C); ``state.json``, ``metrics.jsonl`` and
-    ``success.png``."""
+    """The run folder ``out``: per learner ``model/`` (the current policy: a full fine-tuning run's, or a LoRA
+    run's merged with ``merged``), ``adapter/`` (a LoRA run's adapters) and ``optimizer.pt`` (with more than one
+    learner, or another than character 0: ``model-C/``, ``adapter-C/``, ``optimizer-C.pt`` for character C);
+    ``state.json``, ``metrics.jsonl`` and ``success.png``."""
 
     def __init__(self, out: str, learners: list[int] = DEFAULT_LEARNERS):
         self.out = os.path.abspath(out)
@@ -189,22 +197,20 @@ class Run:
         with open(self.state, encoding="utf-8") as f:
             return json.load(f)
 
-    def save(self, learners: list[Learner], tokenizer, state: dict, history: list[dict]) -> None:
-        """Per learner its model (for a peft model: merged into a copy, and the adapters too) and optimizer (with
-        torch's RNG state), then the state and metrics, each written to a temporary file or folder and renamed."""
-        import copy
-
+    def save(self, learners: list[Learner], tokenizer, state: dict, history: list[dict], merged: bool = False) -> None:
+        """Per learner its model (for a peft model: the adapters, and merged into a copy with ``merged``) and
+        optimizer (with torch's RNG state), then the state and metrics, each written to a temporary file or
+        folder and renamed."""
         import torch
 
         for learner in learners:
             model, info = learner.policy, {"grpo": {**state, "character": learner.character}}
-            if hasattr(model, "merge_and_unload"):  # a peft model: model/ stays a plain model folder
-                merged = copy.deepcopy(model).merge_and_unload()
-                save_model_folder(merged, tokenizer, self.model_of(learner.character), overwrite=True, info=info)
-                with atomic_folder(self.adapter_of(learner.character)) as tmp:
-                    model.save_pretrained(tmp)
+            if hasattr(model, "merge_and_unload"):  # a peft model: its adapters; model/ a plain folder on request
+                save_adapter(model, self.adapter_of(learner.character), overwrite=True)
+                if merged:
+                    save_merged(model, tokenizer, self.model_of(learner.character), overwrite=True, info=info)
             else:
-                save_model_folder(model, tokenizer, self.model_of(learner.character), overwrite=True, info=info)
+                save_model(model, tokenizer, self.model_of(learner.character), overwrite=True, info=info)
             with atomic_path(self.optimizer_of(learner.character)) as tmp:
                 torch.save({"optimizer": learner.opt.state_dict(), "torch_rng": torch.get_rng_state()}, tmp)
         with atomic_file(self.metrics, encoding="utf-8") as f:
@@ -247,15 +253,9 @@ def plot_success(history: list[dict], path: str) -> None:
     plt.close(fig)
 
 
-def _load(folder: str):
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.disable_progress_bar()  # no "Loading weights" bar between the live metrics
-    tok = AutoTokenizer.from_pretrained(folder, local_files_only=True)
-    model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True)
-    model.eval()
-    return model, tok
+def _load(spec: str, chat_template: str = ""):
+    """The model and tokenizer of a model spec (a folder or a GGUF file), in eval mode."""
+    return load_model(spec), load_tokenizer(spec, chat_template or None)
 
 
 def _learner(character: int, policy, tok, cfg: GRPOConfig, ref_scorer):
@@ -265,7 +265,7 @@ def _learner(character: int, policy, tok, cfg: GRPOConfig, ref_scorer):
 
     from sparring.lm.choice import LineScorer
 
-    if cfg.lora:  # the scorer reads the Llama model whose layers peft injected; the base is the reference
+    if cfg.lora:  # the scorer reads the model whose layers peft injected; the base is the reference
         scorer = LineScorer(policy.base_model.model, tok)
         ref = AdapterOff(policy, scorer) if cfg.kl > 0 else None
     else:
@@ -331,32 +331,33 @@ def grpo(
         policies = []
         for c in characters:
             if cfg.lora:  # the same adapters on the base, trainable again
-                from peft import PeftModel
-
-                base_model, tok = _load(base)
-                with peft_quiet():
-                    policies.append(PeftModel.from_pretrained(base_model, run.adapter_of(c), is_trainable=True))
+                base_model, tok = _load(base, cfg.chat_template)
+                policies.append(load_adapter(base_model, run.adapter_of(c), trainable=True))
             else:
-                policy, tok = _load(run.model_of(c))
+                policy, tok = _load(run.model_of(c), cfg.chat_template)
                 policies.append(policy)
     else:
-        if model is None or not os.path.isfile(os.path.join(model, "config.json")):
-            raise ValueError(f"--model must be a model folder (e.g. from `sparring distill {env}`), got {model!r}")
+        if model is None:
+            raise ValueError(f"give --model: a model folder (e.g. from `sparring distill {env}`) or a .gguf file")
+        try:
+            folder, gguf = resolve(model)
+        except ValueError as exc:
+            raise ValueError(f"--model: {exc}") from None
         if os.path.exists(run.out) and os.listdir(run.out):
             raise ValueError(f"{run.out} is not empty; choose a new --out, or pass --resume to continue it")
         progress.status(f"building the {env} start states ({cfg.starts}; compiling the env's kernels on a first run)")
         sources = StartStates(cfg.starts, env, env_config, characters)
         os.makedirs(run.out, exist_ok=True)
-        base, start = os.path.abspath(model), 0
+        base, start = os.path.join(folder, gguf) if gguf else folder, 0
         progress.status(f"loading the model {base}")
         policies = []
         for _ in characters:
-            policy, tok = _load(base)
+            policy, tok = _load(base, cfg.chat_template)
             policies.append(add_lora(policy, cfg.lora) if cfg.lora else policy)
     ref_scorer = None
     if cfg.kl > 0 and not cfg.lora:
         progress.status("loading the reference model (the base, for the KL penalty)")
-        ref_scorer = LineScorer(_load(base)[0], tok)  # frozen: one copy serves every learner
+        ref_scorer = LineScorer(_load(base, cfg.chat_template)[0], tok)  # frozen: one copy serves every learner
     learners = [_learner(c, policy, tok, cfg, ref_scorer) for c, policy in zip(characters, policies)]
     if resume:
         for learner in learners:
@@ -433,5 +434,5 @@ def grpo(
         progress.update(it + 1, figures, fraction=min(1.0, max((it + 1) / cfg.iterations, minutes)))
         progress.status(f"iteration {it + 1}: saving the model and metrics")
         state = {"base": base, "iteration": it + 1, "env": env, "env_config": env_config}
-        run.save(learners, tok, {**state, "config": dataclasses.asdict(cfg)}, history)
+        run.save(learners, tok, {**state, "config": dataclasses.asdict(cfg)}, history, cfg.merged)
     return history
