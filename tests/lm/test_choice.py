@@ -131,3 +131,26 @@ def test_repeated_prompts_are_scored_once_and_each_draws_as_before(tiny_model):
     assert picked.tokens == sum(one)
     index, logp = _as_before(tiny_model, picked, 5)
     assert picked.index == index and np.allclose(picked.logp, logp, atol=1e-5)
+
+
+@pytest.mark.parametrize("kind", ["qwen3", "gemma3_text", "gpt_neox"])
+def test_other_architectures_score_as_their_own_forward_pass(tiny_model, kind):
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    tok = tiny_model.tokenizer
+    sizes = dict(hidden_size=32, intermediate_size=64, num_attention_heads=2, num_hidden_layers=2)
+    if kind != "gpt_neox":
+        sizes.update(num_key_value_heads=1, head_dim=16)
+    if kind == "gemma3_text":
+        sizes.update(final_logit_softcapping=5.0, sliding_window=512)
+    torch.manual_seed(0)
+    config = AutoConfig.for_model(kind, vocab_size=len(tok), max_position_embeddings=256, **sizes)
+    model = AutoModelForCausalLM.from_config(config).eval()
+    scorer, plain = LineScorer(model, tok, system=""), LineScorer(model, tok, system="", share_prefix=False)
+    prompts = [scorer.prompt_ids("go to the farm or sleep?"), scorer.prompt_ids("wait")]
+    cands = [[scorer.line_ids(x) for x in ("1: go to the farm", "7: sleep")], [scorer.line_ids("0: wait")] * 2]
+    with torch.inference_mode():
+        shared, packed = scorer.scores(prompts, cands), plain.scores(prompts, cands)
+    for p, cs, a, b in zip(prompts, cands, shared, packed):
+        want = [_separately(scorer, p, c) for c in cs]
+        assert np.allclose(a.numpy(), want, atol=1e-4) and np.allclose(b.numpy(), want, atol=1e-4)

@@ -163,7 +163,11 @@ class LineScorer:
         hidden = body(
             input_ids=packed.input_ids, attention_mask=packed.mask, position_ids=packed.position_ids, **extra
         ).last_hidden_state
-        logits = self.model.lm_head(hidden[packed.source[0], packed.source[1]])  # only where a candidate is read
+        head = self.model.get_output_embeddings()  # lm_head, embed_out, ...: whatever the architecture calls it
+        logits = head(hidden[packed.source[0], packed.source[1]])  # only where a candidate is read
+        cap = getattr(self.model.config, "final_logit_softcapping", None)
+        if cap:  # Gemma 2/3 squash their logits in the model's forward: so must we
+            logits = torch.tanh(logits / cap) * cap
         token_lp = torch.log_softmax(logits.float(), -1).gather(1, packed.target[:, None])[:, 0]
         total = torch.zeros(sum(packed.counts), dtype=token_lp.dtype).index_add(0, packed.owner, token_lp)
         return list(torch.split(total, packed.counts))
