@@ -130,4 +130,4 @@ def test_cli_eval_records_writes_worst_replays_and_chart(tmp_path, capsys, run):
 
 def test_cli_eval_rejects_a_negative_worst(capsys, run):
     assert main(["eval", "toy_cliff", "--checkpoint", run, "--episodes", "4", "--worst", "-1"]) == 2
-    assert "argument --worst: must be an integer >= 0, got '-1'" in capsys.readouterr().err
+    assert "argument --worst: must be an integer in [0, 1e+09], got '-1'" in capsys.readouterr().err

@@ -96,10 +96,14 @@ def test_a_dagger_round_adds_the_students_turns(tmp_path):
 def test_distill_refuses_bad_input(town_model, tmp_path):
     with pytest.raises(FileExistsError, match="exists"):
         distill(town_model[0], DistillConfig())
-    with pytest.raises(ValueError, match="episodes >= 2"):
+    with pytest.raises(ValueError, match=r"distill setting 'episodes' \(--episodes\) is 1; valid: an integer in \[2, "):
         distill(str(tmp_path / "new"), DistillConfig(episodes=1))
-    with pytest.raises(ValueError, match="dagger >= 0"):
-        distill(str(tmp_path / "new"), DistillConfig(dagger=-1))
+    cfg = DistillConfig()
+    cfg.dagger = -1  # changed after it was made: distill checks again
+    with pytest.raises(ValueError, match=r"distill setting 'dagger' \(--dagger\) is -1; valid: an integer in \[0, "):
+        distill(str(tmp_path / "new"), cfg)
+    with pytest.raises(ValueError, match="--chat-template applies to a --base model only"):
+        distill(str(tmp_path / "new"), DistillConfig(chat_template="plain"))
 
 
 def test_learning_rate_warms_up_then_decays():

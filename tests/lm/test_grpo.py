@@ -142,7 +142,7 @@ def test_cli_grpo_and_bad_arguments(town_model, tmp_path, capsys, monkeypatch):
     assert "iteration 1: playing 1 groups of 2 copies" in stages and stages[-1].startswith("done, 100% 1/1 iterations")
     assert "grpo 1/1: reward" in captured.err
     assert main(["grpo", "town", "--model", str(tmp_path / "none"), "--out", str(tmp_path / "x")]) == 2
-    assert "--model: model " in (err := capsys.readouterr().err) and "does not exist (give a Hugging Face model" in err
+    assert "argument --model: " in (err := capsys.readouterr().err) and "give an existing model folder or .gguf" in err
     assert main(["grpo", "squared", "--model", town_model[0], "--out", str(tmp_path / "y")]) == 2
     assert "env 'squared' has no text face" in capsys.readouterr().err
     assert main(["grpo", "town", "--model", town_model[0], "--out", str(tmp_path / "z"), "--learners", "0,x"]) == 2

@@ -72,7 +72,7 @@ def test_existing_folders_are_never_overwritten(tmp_path, capsys):
     assert main(["new", "maze", "--dir", str(tmp_path)]) == 2
     assert "already exists" in capsys.readouterr().err
     assert main(["new", "maze", "--agents", "0", "--dir", str(tmp_path)]) == 2
-    assert "--agents must be an int from 1 to 16" in capsys.readouterr().err
+    assert "argument --agents: must be an integer in [1, 16]" in capsys.readouterr().err
 
 
 def test_big_teams_get_a_coin_each(tmp_path):

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from sparring.cli.overrides import env_overrides
+from sparring.cli import values
 from sparring.cli.values import count
 
 
@@ -18,7 +19,7 @@ def cmd_judge(args, extra) -> int:
     from sparring.kit.progress import Progress
 
     if args.out:
-        check_output(args.out, "--out")
+        check_output(args.out, "--out", overwrite=args.force)
     if args.emergence:
         check_folder(args.emergence)
     with Progress(f"judge {args.env}") as progress:
@@ -81,15 +82,19 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--episodes", type=count(1), default=200, help="games per pair of brains (town: towns per pairing)")
     p.add_argument("--focal", type=count(1), help="town: characters the focal brain plays (default: half)")
-    p.add_argument("--seed", type=int, default=12345)
+    p.add_argument("--seed", type=values.seed(), default=12345)
     p.add_argument("--num-envs", type=count(1), default=256, help="envs played at once")
     p.add_argument("--greedy", action="store_true", help="checkpoints take their most likely actions")
     p.add_argument(
         "--emergence",
         metavar="DIR",
+        type=values.output_folder("folder for the emergence plots", exists_ok=True),
         help="town: also measure emergence (work, division of labour, trade network, prices, goal rate per "
         "character), print it and write its PNG plots into DIR (e.g. RUN/emergence)",
     )
-    p.add_argument("--out", metavar="FILE", help="also write the report as JSON to FILE")
+    p.add_argument(
+        "--out", metavar="FILE", type=values.output("JSON report file"), help="also write the report as JSON to FILE"
+    )
+    p.add_argument("--force", action="store_true", help="overwrite an existing --out")
     p.add_argument("--json", action="store_true", help="print the report as JSON instead of tables")
     p.set_defaults(fn=cmd_judge)

@@ -9,12 +9,16 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import math
 import os
 import sys
 
 from sparring.cli.overrides import env_overrides
+from sparring.cli import values
 from sparring.cli.values import count
 
+TEXT_LIMIT = 1 << 30
+"""Largest --text file build-lm reads, in bytes."""
 ENVS = "an env with a text face (`sparring list`: town, duel, serpent, ...)"
 
 
@@ -33,8 +37,7 @@ def cmd_serve(args, extra) -> int:
 
     if extra:
         raise ValueError(f"unexpected argument(s) {extra}; usage: sparring serve --model DIR [--host H] [--port P]")
-    if not 0 <= args.port <= 65535:
-        raise ValueError(f"--port must be in [0, 65535], got {args.port}")
+    check_host(args.host, args.port)  # before the warning: a host that cannot be used is one line
     if args.host not in LOOPBACK and not args.api_key:
         print(
             f"sparring serve: warning: listening on {args.host} without --api-key; anyone who can reach this "
@@ -49,30 +52,31 @@ def cmd_serve(args, extra) -> int:
         max_prompt_chars=args.max_prompt_chars,
         request_timeout=args.request_timeout,
     )
-    if args.threads is not None and args.threads < 1:
-        raise ValueError(f"--threads must be >= 1, got {args.threads}")
     serve(args.model, args.host, args.port, args.api_key, args.name, limits, args.threads)
     return 0
 
 
 def cmd_build_lm(args, extra) -> int:
     """Train a tokenizer on a text file's lines and save an untrained small Llama-style model folder."""
-    from sparring.kit.files import check_output
+    from sparring.kit.files import DamagedFile, check_output, read_text
+    from sparring.lm.distill import check_model_memory
     from sparring.lm.model import ModelSize, build_small_model
 
     if extra:
         raise ValueError(f"unexpected argument(s) {extra}; usage: sparring build-lm --text FILE --out DIR")
-    try:
-        with open(args.text, encoding="utf-8") as f:
-            lines = f.read().splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"cannot read --text {args.text!r} as UTF-8 text: {exc}") from None
     if os.path.exists(args.out):
         raise ValueError(f"--out {args.out!r} exists; choose a new folder for the model")
     check_output(args.out, "--out", folder=True)
     size = ModelSize(
         hidden=args.hidden, layers=args.layers, heads=args.heads, intermediate=args.intermediate, context=args.context
     )
+    check_model_memory(size, args.vocab, "--hidden, --layers, --intermediate or --vocab")
+    try:
+        lines = read_text(args.text, "text file", TEXT_LIMIT, "give --text a UTF-8 text file").splitlines()
+    except DamagedFile as exc:
+        raise ValueError(f"--text: {exc}") from None
+    if not any(line.strip() for line in lines):
+        raise ValueError(f"--text {args.text!r} has no line of text; give a UTF-8 file with a training line per line")
     try:
         out = build_small_model(lines, args.out, size, vocab_size=args.vocab, seed=args.seed)
     except FileExistsError as exc:
@@ -87,6 +91,7 @@ def cmd_distill(args, extra) -> int:
     from sparring.lm.distill import DistillConfig, distill
 
     cfg = _config(DistillConfig, args)
+    _check_goal(args.env, cfg.goal)
     try:
         with Progress(f"distill {args.env}") as progress:
             report = distill(args.out, cfg, _spoken(args.env), progress=progress, **env_overrides(extra))
@@ -106,15 +111,37 @@ def cmd_grpo(args, extra) -> int:
     from sparring.lm.grpo import GRPOConfig, Run, grpo
 
     env_config = env_overrides(extra)
-    if args.resume and env_config:
-        raise ValueError(f"--resume keeps the run's env config; drop {sorted(env_config)}")
     cfg = _config(GRPOConfig, args)
+    _check_goal(args.env, cfg.goal)
     with Progress(f"grpo {args.env}") as progress:
         history = grpo(args.out, args.model, cfg, args.resume, _spoken(args.env), progress, **env_config)
     run = Run(args.out)
     last = history[-1] if history else {}
     print(json.dumps({"out": run.out, "iterations": len(history), "last": last, "plot": run.plot}))
     return 0
+
+
+def _check_goal(env: str, goal: str) -> None:
+    """``--goal`` is "any" or one of the env's face's goals (checked before any work), naming the flag."""
+    from sparring.kit import registry
+    from sparring.kit.text import check_goal
+
+    try:
+        check_goal(registry.get(_spoken(env)).text, goal)
+    except ValueError as exc:
+        raise ValueError(f"--goal: {exc}") from None
+
+
+def check_host(host: str, port: int) -> None:
+    """``--host`` is an address this machine can listen on by name (resolved now, before anything is printed)."""
+    import socket
+
+    try:
+        socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as exc:
+        raise ValueError(
+            f"--host {host!r} is not an address to listen on ({exc}); give an IP address or a host name"
+        ) from None
 
 
 def play_brains(args, env_config: dict) -> int:
@@ -124,8 +151,6 @@ def play_brains(args, env_config: dict) -> int:
     from sparring.lm.play import play_brains as play
 
     if args.threads is not None:
-        if args.threads < 1:
-            raise ValueError(f"--threads must be >= 1, got {args.threads}")
         import torch
 
         torch.set_num_threads(args.threads)
@@ -154,17 +179,22 @@ def add_brain_args(p: argparse.ArgumentParser) -> None:
         help="a brain per seat in order, the last repeating: scripted[:NAME[:P]], random, checkpoint:PATH, "
         "openai:URL:MODEL (key from $OPENAI_API_KEY), local:DIR (text brains: envs with a text face)",
     )
-    p.add_argument("--episodes", type=int, default=1, help="with --brain: episodes to play")
-    p.add_argument("--num-envs", type=int, default=4, help="with --brain: episodes played at once")
+    p.add_argument("--episodes", type=count(1), default=1, help="with --brain: episodes to play")
+    p.add_argument("--num-envs", type=count(1, 1 << 20), default=4, help="with --brain: episodes played at once")
     p.add_argument(
         "--temperature",
-        type=float,
+        type=values.number(0, 1e3),
         default=1.0,
         help="with --brain: local models sample their lines at this temperature (default 1, as GRPO trains "
         "them; 0: the most likely line)",
     )
-    p.add_argument("--threads", type=int, help="with --brain: torch CPU threads (default: torch's)")
-    p.add_argument("--record", metavar="DIR", help="with --brain: record the episodes to DIR/ENV.parquet")
+    p.add_argument("--threads", type=values.threads(), help="with --brain: torch CPU threads (default: torch's)")
+    p.add_argument(
+        "--record",
+        metavar="DIR",
+        type=values.output_folder("folder for the recording", exists_ok=True),
+        help="with --brain: record the episodes to DIR/ENV.parquet (a new file)",
+    )
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -185,42 +215,54 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_serve(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", required=True, help="a model folder (save_pretrained layout, with a chat template)")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback)")
-    p.add_argument("--port", type=int, default=8000)
+    p.add_argument(
+        "--model",
+        required=True,
+        type=values.input_path("model folder or .gguf file"),
+        help="a model folder (save_pretrained layout, with a chat template)",
+    )
+    p.add_argument("--host", default="127.0.0.1", type=values.host(), help="address to listen on (default loopback)")
+    p.add_argument("--port", type=values.port(), default=8000)
     p.add_argument("--api-key", help="require 'Authorization: Bearer KEY' on every request")
     p.add_argument("--name", help="model id clients ask for (default: the folder's name)")
-    p.add_argument("--max-tokens", type=int, default=256, help="cap on tokens per answer")
-    p.add_argument("--max-prompt-tokens", type=int, help="longest prompt accepted (default: the model's context)")
-    p.add_argument("--max-request-bytes", type=int, default=1 << 20, help="largest request body")
-    p.add_argument("--max-batch", type=int, default=16, help="most waiting requests answered in one batch")
+    p.add_argument("--max-tokens", type=count(1), default=256, help="cap on tokens per answer")
+    p.add_argument("--max-prompt-tokens", type=count(1), help="longest prompt accepted (default: the model's context)")
+    p.add_argument("--max-request-bytes", type=count(1, 1 << 40), default=1 << 20, help="largest request body")
+    p.add_argument("--max-batch", type=count(1), default=16, help="most waiting requests answered in one batch")
     p.add_argument(
         "--max-prompt-chars",
-        type=int,
+        type=count(1),
         help="longest prompt in characters, refused before tokenizing "
         "(default: the prompt token cap times the vocabulary's longest token)",
     )
     p.add_argument(
         "--request-timeout",
-        type=float,
+        type=values.number(0, 1e6, above=True),
         default=10.0,
         help="seconds a client has to send a whole "
         "request, headers and body (408 and the connection closed after; default 10)",
     )
-    p.add_argument("--threads", type=int, help="torch CPU threads (default: torch's; 1 is fastest on a busy machine)")
+    p.add_argument(
+        "--threads", type=values.threads(), help="torch CPU threads (default: torch's; 1 is fastest on a busy machine)"
+    )
     p.set_defaults(fn=cmd_serve)
 
 
+# build-lm, distill and grpo refuse an existing --out themselves (naming it): their type checks it can be written
 def _add_build_lm(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--text", required=True, help="UTF-8 text file, one training line per line")
-    p.add_argument("--out", required=True, help="new model folder")
+    p.add_argument(
+        "--text", required=True, type=values.input_file("UTF-8 text file"), help="UTF-8 text file, one line per line"
+    )
+    p.add_argument(
+        "--out", required=True, type=values.output_folder("new model folder", exists_ok=True), help="new model folder"
+    )
     p.add_argument("--vocab", type=count(1), default=2048)
     p.add_argument("--hidden", type=count(1), default=256)
     p.add_argument("--layers", type=count(1), default=4)
     p.add_argument("--heads", type=count(1), default=4)
     p.add_argument("--intermediate", type=count(1), default=688)
     p.add_argument("--context", type=count(1), default=1024)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=values.seed(), default=0)
     p.set_defaults(fn=cmd_build_lm)
 
 
@@ -228,11 +270,14 @@ def _add_distill(p: argparse.ArgumentParser) -> None:
     from sparring.lm.distill import DistillConfig
 
     p.add_argument("env", help=ENVS)
-    p.add_argument("--out", required=True, help="new model folder")
+    p.add_argument(
+        "--out", required=True, type=values.output_folder("new model folder", exists_ok=True), help="new model folder"
+    )
     _config_args(p, DistillConfig(), skip={"teacher"})
     p.add_argument(
         "--teacher",
         default=None,
+        type=values.text("a brain spec"),
         help="brain spec, e.g. scripted:planner:0.3 (default: the env's best scripted player with noise 0.3)",
     )
 
@@ -241,8 +286,17 @@ def _add_grpo(p: argparse.ArgumentParser) -> None:
     from sparring.lm.grpo import GRPOConfig
 
     p.add_argument("env", help=ENVS)
-    p.add_argument("--model", help="the base model folder (not needed with --resume)")
-    p.add_argument("--out", required=True, help="run folder: model/, metrics.jsonl, success.png, state")
+    p.add_argument(
+        "--model",
+        type=values.input_path("model folder or .gguf file"),
+        help="the base model folder or .gguf file (not needed with --resume)",
+    )
+    p.add_argument(
+        "--out",
+        required=True,
+        type=values.output_folder("run folder", exists_ok=True),
+        help="run folder: model/, metrics.jsonl, success.png, state",
+    )
     p.add_argument("--resume", action="store_true", help="continue the run in --out where it stopped")
     _config_args(p, GRPOConfig(), skip={"learners"})
     p.add_argument(
@@ -261,9 +315,13 @@ def _characters(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"want comma-separated seat indices, e.g. 0,1; got {text!r}") from None
 
 
+_characters.kind = "text"  # what the fuzz harness gives it: text that is no list of seats
+
+
 def _config_args(p: argparse.ArgumentParser, defaults, skip=frozenset()) -> None:
     """A ``--field-name`` flag per field of the config dataclass ``defaults``, with its default (a bool field is a
-    switch; an empty text default stays unset, see :func:`_config`)."""
+    switch; an empty text default stays unset, see :func:`_config`); a field's range or choices (its metadata,
+    see :func:`sparring.lm.distill.ranged`) are the flag's type, so a bad value is refused naming the flag."""
     for f in dataclasses.fields(defaults):
         if f.name in skip:
             continue
@@ -271,9 +329,22 @@ def _config_args(p: argparse.ArgumentParser, defaults, skip=frozenset()) -> None
         if isinstance(value, bool):
             p.add_argument(flag, dest=f.name, action="store_true", help=f"(default {value})")
             continue
-        kind = int if f.name == "threads" else type(value)
-        shown = value if value != "" else "unset"
-        p.add_argument(flag, dest=f.name, type=kind, default=value if value != "" else None, help=f"(default {shown})")
+        shown = value if value not in ("", None) else "unset"
+        default = value if value != "" else None
+        if "choices" in f.metadata:
+            p.add_argument(flag, dest=f.name, choices=f.metadata["choices"], default=default, help=f"(default {shown})")
+            continue
+        p.add_argument(flag, dest=f.name, type=_field_type(f), default=default, help=f"(default {shown})")
+
+
+def _field_type(f: dataclasses.Field):
+    """The flag type of a config field: its range as a number type, else non-empty printable text."""
+    low, high = f.metadata.get("range", (None, None))
+    if str(f.type).startswith("int"):
+        return values.integer(-values.INT_MAX - 1 if low is None else low, values.INT_MAX if high is None else high)
+    if str(f.type).startswith("float"):
+        return values.number(-math.inf if low is None else low, math.inf if high is None else high)
+    return values.text(f"a non-empty {f.name.replace('_', ' ')}")
 
 
 def _config(cls, args):

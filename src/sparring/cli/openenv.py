@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from sparring.cli.overrides import env_overrides
+from sparring.cli import values
 from sparring.cli.values import count
 
 
@@ -35,12 +36,22 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         help="serve an env with a text face as an OpenEnv environment (WebSocket sessions, exact snapshots)",
     )
     p.add_argument("env", help="an env with a text face (town, duel, serpent, ...); --env.KEY VALUE sets its config")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback)")
-    p.add_argument("--port", type=int, default=8000, help="port (0: any free port; default 8000)")
+    p.add_argument("--host", default="127.0.0.1", type=values.host(), help="address to listen on (default loopback)")
+    p.add_argument("--port", type=values.port(), default=8000, help="port (0: any free port; default 8000)")
     p.add_argument("--max-sessions", type=count(1), default=256, help="sessions at once (default 256)")
-    p.add_argument("--session-timeout", type=float, default=600.0, help="idle seconds before a session is closed")
+    p.add_argument(
+        "--session-timeout",
+        type=values.number(0, 1e9, above=True),
+        default=600.0,
+        help="idle seconds before a session is closed",
+    )
     p.add_argument("--max-request-bytes", type=count(1), default=64 << 10, help="largest body or WebSocket message")
-    p.add_argument("--request-timeout", type=float, default=10.0, help="seconds for an HTTP request to arrive whole")
+    p.add_argument(
+        "--request-timeout",
+        type=values.number(0, 1e6, above=True),
+        default=10.0,
+        help="seconds for an HTTP request to arrive whole",
+    )
     p.add_argument("--max-snapshots", type=count(1), default=4096, help="snapshots kept (oldest evicted first)")
     p.add_argument("--max-snapshot-mb", type=count(1), default=256, help="memory of the snapshots kept, in MiB")
     p.set_defaults(fn=cmd_openenv)

@@ -10,6 +10,7 @@ import sys
 from sparring.cli.lm import add_brain_args, play_brains
 from sparring.cli.overrides import env_overrides, override_groups
 from sparring.cli.seats import add_seat_args
+from sparring.cli import values
 from sparring.cli.values import count, number
 from sparring.kit import registry
 
@@ -29,7 +30,7 @@ def cmd_eval(args, extra) -> int:
         raise ValueError("sparring eval: give exactly one of --checkpoint RUN and --policy scripted:NAME")
     config = override_groups(extra, {"env"}).get("env", {})
     if args.record:
-        check_output(args.record, "--record")
+        check_output(args.record, "--record", overwrite=args.force)
     elif args.checkpoint:  # the failure chart (and --worst replays) go into the run folder
         check_output(output_folder(args.checkpoint, None), "--checkpoint", folder=True)
     try:
@@ -148,7 +149,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 def _add_eval(p: argparse.ArgumentParser) -> None:
     p.add_argument("env")
-    p.add_argument("--checkpoint", help="a run folder or a checkpoints/step-N folder")
+    p.add_argument(
+        "--checkpoint",
+        type=values.input_path("run or checkpoint folder"),
+        help="a run folder or a checkpoints/step-N folder",
+    )
     add_seat_args(p, seed=12345, opponent="default: the one the checkpoint trained against")
     p.add_argument("--episodes", type=count(1), default=1000)
     p.add_argument("--greedy", action="store_true", help="most likely action instead of sampling")
@@ -164,7 +169,13 @@ def _add_eval(p: argparse.ArgumentParser) -> None:
         help="also report the rate of this yes/no env metric per "
         "learner seat with its 95%% Wilson interval (town: goal_rate)",
     )
-    p.add_argument("--record", metavar="FILE", help="keep the evaluated episodes as a .parquet recording")
+    p.add_argument(
+        "--record",
+        metavar="FILE",
+        type=values.output(".parquet recording"),
+        help="keep the evaluated episodes as a .parquet recording",
+    )
+    p.add_argument("--force", action="store_true", help="overwrite an existing --record")
     p.add_argument(
         "--worst",
         type=count(0),
@@ -183,7 +194,12 @@ def _add_eval(p: argparse.ArgumentParser) -> None:
 
 def _add_watch(p: argparse.ArgumentParser) -> None:
     p.add_argument("env")
-    p.add_argument("--checkpoint", required=True, help="a run folder or a checkpoints/step-N folder")
+    p.add_argument(
+        "--checkpoint",
+        required=True,
+        type=values.input_path("run or checkpoint folder"),
+        help="a run folder or a checkpoints/step-N folder",
+    )
     add_seat_args(p, seed=0, opponent="default: the one the checkpoint trained against")
     p.add_argument("--episodes", type=count(1), default=3)
     p.add_argument("--greedy", action="store_true", help="most likely action instead of sampling")

@@ -42,6 +42,7 @@ THREADS_MAX = 1024
 """Most threads a flag may ask for."""
 TEXT_MAX = 4096
 """Longest text value a flag takes."""
+_HOST = re.compile(r"[A-Za-z0-9.:\-\[\]%]{1,253}")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 
@@ -100,6 +101,27 @@ def seed():
 def threads(high: int = THREADS_MAX):
     """An argparse type: a number of threads, 1 to ``high``."""
     return integer(1, high)
+
+
+def port():
+    """An argparse type: a TCP port, 0 (any free one) to 65535."""
+    parse = integer(0, 65535)
+    parse.__name__ = "port"
+    return parse
+
+
+def host():
+    """An argparse type: an address to listen on, an IP address or a host name (ASCII letters, digits, '.', '-',
+    ':'; at most 253 characters): a name that cannot be one is refused before anything is printed."""
+
+    def parse(value: str) -> str:
+        if not _HOST.fullmatch(value):
+            raise argparse.ArgumentTypeError(
+                f"must be an IP address or a host name (ASCII letters, digits, '.', '-' or ':'), got {_quoted(value)}"
+            )
+        return value
+
+    return _typed(parse, "text", "host")
 
 
 def number(low: float = 0.0, high: float = math.inf, above: bool = False):
@@ -241,6 +263,9 @@ def output_folder(what: str = "folder to write", exists_ok: bool = False):
     return _typed(parse, "folder", what, exists_ok=exists_ok)
 
 
+_FOLDER_HINTS = {"--force": "--force to write into it", "--resume": "--resume to continue it"}
+
+
 def check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Check every output flag of ``parser`` in ``args``: writable, and not an existing file (or a folder that is
     not empty) unless ``--force`` (or ``--resume`` for a folder) was given. A ValueError names the flag."""
@@ -248,6 +273,9 @@ def check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
 
     force = bool(getattr(args, "force", False))
     resume = bool(getattr(args, "resume", False))
+    flags = {flag for action in parser._actions for flag in action.option_strings}
+    hints = [hint for flag, hint in _FOLDER_HINTS.items() if flag in flags]  # only what this command takes
+    give = f"; give {' or '.join(hints)}, or a new folder" if hints else "; give a new or empty folder"
     for action in parser._actions:
         kind = getattr(action.type, "kind", None)
         value = getattr(args, action.dest, None)
@@ -259,9 +287,7 @@ def check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
                 check_output(path, flag, folder=True)
                 existing = os.path.isdir(path) and bool(os.listdir(path))
                 if existing and not (action.type.exists_ok or force or resume):
-                    raise ValueError(
-                        f"{flag} {path!r} is a folder that is not empty; give --force to write into it, or a new folder"
-                    )
+                    raise ValueError(f"{flag} {path!r} is a folder that is not empty{give}")
             else:
                 check_output(path, flag, overwrite=force)
 

@@ -52,7 +52,7 @@ def _locked(path: str) -> int:
     return fd
 
 
-def _stale(folder: str, entry: str) -> bool:
+def _stale(folder: str, entry: str, older_than: float = STALE_S) -> bool:
     """Whether ``entry`` of ``folder`` is a temporary name of this module left by a dead writer."""
     match = _TEMP.fullmatch(entry)
     if not match or match["rest"] not in ("", ".old", os.path.splitext(match["name"])[1]):
@@ -62,7 +62,7 @@ def _stale(folder: str, entry: str) -> bool:
         return False  # the only copy left by a crash between atomic_folder's two renames: keep it
     try:
         info = os.lstat(path)
-        if os.path.islink(path) or time.time() - info.st_mtime < STALE_S:
+        if os.path.islink(path) or time.time() - info.st_mtime < older_than:
             return False
         fd = os.open(path, os.O_RDONLY)
     except OSError:
@@ -76,12 +76,14 @@ def _stale(folder: str, entry: str) -> bool:
         os.close(fd)
 
 
-def clean_stale(folder: str | os.PathLike, names=None) -> list[str]:
+def clean_stale(folder: str | os.PathLike, names=None, older_than: float = STALE_S) -> list[str]:
     """Remove this module's temporary files and folders in ``folder`` that a killed writer left; returns them.
 
     Only names of this module's pattern (``.NAME.XXXXXXXX.tmp[.EXT]``), and of those only
     the ones for targets in ``names`` when given, unlocked (no live writer) and over
-    :data:`STALE_S` seconds old. Nothing else in ``folder`` is touched; errors are ignored.
+    ``older_than`` seconds old (default :data:`STALE_S`: a writer between creating its temporary
+    name and locking it is not mistaken for a dead one; a process that owns ``folder``, such as a
+    run resuming in its own folder, may pass 0). Nothing else in ``folder`` is touched; errors are ignored.
     """
     try:
         entries = os.listdir(folder)
@@ -91,7 +93,7 @@ def clean_stale(folder: str | os.PathLike, names=None) -> list[str]:
     removed = []
     for entry in entries:
         match = _TEMP.fullmatch(entry)
-        if match and (wanted is None or match["name"] in wanted) and _stale(os.fspath(folder), entry):
+        if match and (wanted is None or match["name"] in wanted) and _stale(os.fspath(folder), entry, older_than):
             path = os.path.join(folder, entry)
             if os.path.isdir(path):
                 shutil.rmtree(path, ignore_errors=True)

@@ -31,6 +31,7 @@ import time
 import numpy as np
 
 from sparring.kit import registry
+from sparring.kit.config import _check_range
 from sparring.kit.progress import silent
 from sparring.kit.text import require_face
 from sparring.lm.learners import give_goal, learners_env
@@ -39,55 +40,108 @@ from sparring.lm.specs import DEFAULT_NOISE, Turn, make_brain, turn
 from sparring.players.noisy import NoisyPlayer
 
 
+COUNT_MAX = 10**9
+"""Top of a count knob (episodes, steps, sizes): more would run for ever or not fit in memory."""
+
+
+def ranged(default, low: float | None = None, high: float | None = None):
+    """A numeric config field that must lie in [``low``, ``high``] (and be finite), checked by :func:`check_knobs`
+    when the config is made and by the CLI's flag types (:func:`sparring.cli.lm._config_args`)."""
+    return dataclasses.field(default=default, metadata={"range": (low, high)})
+
+
+def choices(default: str, valid: tuple[str, ...]):
+    """A text config field that must be one of ``valid`` (the CLI's flag takes only those)."""
+    return dataclasses.field(default=default, metadata={"choices": tuple(valid)})
+
+
+def check_knobs(cfg, what: str) -> None:
+    """Every ranged field of the config dataclass ``cfg`` is a finite number in its range (an int field an integer),
+    every field with choices one of them; else a ValueError naming the field, its flag and what is valid."""
+    for f in dataclasses.fields(cfg):
+        value, where = getattr(cfg, f.name), f"{what} setting {f.name!r} (--{f.name.replace('_', '-')})"
+        if "choices" in f.metadata and value not in f.metadata["choices"]:
+            raise ValueError(f"{where} is {value!r}; valid values: {list(f.metadata['choices'])}")
+        if "range" not in f.metadata or value is None:
+            continue
+        integral = str(f.type).startswith("int")
+        if isinstance(value, bool) or not isinstance(value, int if integral else (int, float)):
+            raise ValueError(f"{where} is {value!r}; valid: {'an integer' if integral else 'a finite number'}")
+        _check_range(where, f, value)
+
+
+def model_bytes(size: ModelSize, vocab: int, training: bool = False) -> int:
+    """About the bytes of a small Llama-style model of ``size`` and ``vocab`` tokens in float32 (tied embeddings):
+    its weights, and with ``training`` their gradients and AdamW's two moments too."""
+    per_layer = 4 * size.hidden * size.hidden + 3 * size.hidden * size.intermediate + 2 * size.hidden
+    params = vocab * size.hidden + size.layers * per_layer + size.hidden
+    return 4 * params * (4 if training else 2)  # build-lm: the model and its saved copy
+
+
+def check_model_memory(size: ModelSize, vocab: int, flags: str, training: bool = False) -> None:
+    """A ValueError naming ``flags`` when a model of ``size`` would need more memory than is available (the check
+    ``train`` does, :func:`sparring.kit.memory.check_fits`), before anything is allocated."""
+    from sparring.kit.memory import check_fits
+
+    check_fits(
+        model_bytes(size, vocab, training),
+        f"a model of hidden={size.hidden}, layers={size.layers}, intermediate={size.intermediate}, vocab={vocab}",
+        f"lower {flags}",
+    )
+
+
 @dataclasses.dataclass
 class DistillConfig:
-    """Knobs of :func:`distill`."""
+    """Knobs of :func:`distill` (ranges checked when it is made: a ValueError names the field)."""
 
     teacher: str = ""
     """Brain spec of the teacher (see :func:`sparring.lm.specs.specs_of`); empty: the env's best scripted player
     with noise 0.3 (``scripted:BEST:0.3``, town's ``scripted:planner:0.3``)."""
-    episodes: int = 48
+    episodes: int = ranged(48, 2, COUNT_MAX)
     """Teacher episodes recorded."""
     goal: str = "any"
     """Give seat 0 this goal in every episode (one of the face's goals; town: rich, house or gathering); any:
     keep the env's."""
-    held_out: float = 0.125
+    held_out: float = ranged(0.125, 0, 1)
     """Fraction of those episodes kept for the accuracy test (at least one)."""
-    steps: int = 400
+    steps: int = ranged(400, 1, COUNT_MAX)
     """Optimiser steps."""
-    batch_size: int = 16
+    batch_size: int = ranged(16, 1, COUNT_MAX)
     """Turns per step."""
-    lr: float = 3e-3
+    lr: float = ranged(3e-3, 0)
     """Peak AdamW learning rate (linear warm-up over 5% of the steps, then cosine decay)."""
     base: str = ""
     """A pretrained model to fine-tune (a model spec: a folder or a .gguf file, :mod:`sparring.lm.model_spec`)
     instead of building a small model from the teacher's text; vocab, hidden, layers, heads, intermediate and
     context are then the base's own."""
-    lora: int = 0
+    lora: int = ranged(0, 0, 65536)
     """With ``base``: LoRA rank (alpha twice the rank) on the projections found in the model; 0: full fine-tuning.
     The saved folder is the base with the adapters merged."""
     chat_template: str = ""
     """With ``base``: the prompt format of a model without a chat template, "plain" or a Jinja file."""
-    vocab: int = 1024
+    vocab: int = ranged(1024, 1, COUNT_MAX)
     """BPE vocabulary size."""
-    hidden: int = 128
-    layers: int = 2
-    heads: int = 4
-    intermediate: int = 344
-    context: int = 1280
+    hidden: int = ranged(128, 1, COUNT_MAX)
+    layers: int = ranged(2, 1, COUNT_MAX)
+    heads: int = ranged(4, 1, COUNT_MAX)
+    intermediate: int = ranged(344, 1, COUNT_MAX)
+    context: int = ranged(1280, 1, COUNT_MAX)
     """Longest prompt plus answer, in tokens."""
-    seed: int = 0
-    threads: int | None = None
+    seed: int = ranged(0, 0, 2**63 - 1)
+    threads: int | None = ranged(None, 1, 1024)
     """torch CPU threads (default: torch's)."""
-    labels: str = "teacher"
+    labels: str = choices("teacher", ("teacher", "plan"))
     """What each turn is labelled with: teacher (the action it took) or plan (a noisy scripted teacher's action
     before its noise)."""
-    dagger: int = 0
+    dagger: int = ranged(0, 0, COUNT_MAX)
     """DAgger rounds after the first training: the student plays ``dagger_episodes`` episodes (sampling at
     temperature 1, as GRPO and the evaluation play), the teacher labels the states it reached, those turns join
     the training turns, and training goes on for ``dagger_steps`` more steps."""
-    dagger_episodes: int = 32
-    dagger_steps: int = 200
+    dagger_episodes: int = ranged(32, 1, COUNT_MAX)
+    dagger_steps: int = ranged(200, 1, COUNT_MAX)
+
+    def __post_init__(self):
+        check_knobs(self, "distill")
 
 
 LABELS = ("teacher", "plan")
@@ -267,6 +321,7 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
     teacher's episodes, then the optimiser steps with the loss.
     """
     progress = progress or silent()
+    check_knobs(cfg, "distill")  # again: a field may have changed since the config was made
     progress.status("loading torch and transformers")
     import torch
 
@@ -285,12 +340,21 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
             f"--lora must be a rank >= 1 with --base SPEC (and without --dagger), or 0; got {cfg.lora} with "
             f"base {cfg.base!r} and dagger {cfg.dagger}"
         )
+    if cfg.chat_template and not cfg.base:
+        raise ValueError(
+            f"--chat-template applies to a --base model only (a built model has its own); got {cfg.chat_template!r}"
+        )
     if os.path.exists(out):
         raise FileExistsError(f"{out} exists; choose a new folder for the distilled model")
+    if not cfg.base:
+        size = ModelSize(cfg.hidden, cfg.layers, cfg.heads, cfg.intermediate, cfg.context)  # heads divide hidden
+        check_model_memory(size, cfg.vocab, "--hidden, --layers, --intermediate or --vocab", training=True)
     if cfg.base:
         from sparring.lm.model_spec import resolve
 
         resolve(cfg.base)  # a missing or damaged base fails before the teacher plays
+        if cfg.chat_template not in ("", "plain") and not os.path.isfile(cfg.chat_template):
+            raise ValueError(f"--chat-template {cfg.chat_template!r} is neither 'plain' nor a file (a Jinja template)")
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     started = time.perf_counter()

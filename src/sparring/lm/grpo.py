@@ -35,12 +35,14 @@ import time
 
 import numpy as np
 
-from sparring.kit.atomic import atomic_file, atomic_path
+from sparring.kit.atomic import atomic_file, atomic_path, clean_stale
+from sparring.kit.config import make_config
 from sparring.kit.progress import silent
 from sparring.lm.lora import AdapterOff, add_lora, load_adapter, save_adapter, save_merged
 from sparring.lm.model_spec import load_model, load_tokenizer, resolve, save_model
 from sparring.kit import registry
 from sparring.kit.text import check_goal, require_face
+from sparring.lm.distill import COUNT_MAX, check_knobs, ranged
 from sparring.lm.learners import TurnSample, check_learners, learners_env, play_learners, set_goals
 from sparring.lm.starts import StartStates
 
@@ -49,29 +51,29 @@ DEFAULT_LEARNERS = [0]
 
 @dataclasses.dataclass
 class GRPOConfig:
-    """Knobs of :func:`grpo`."""
+    """Knobs of :func:`grpo` (ranges checked when it is made: a ValueError names the field)."""
 
-    group: int = 8
+    group: int = ranged(8, 2, COUNT_MAX)
     """Copies of each start state (G)."""
-    groups: int = 2
+    groups: int = ranged(2, 1, COUNT_MAX)
     """Start states per iteration."""
-    temperature: float = 1.0
+    temperature: float = ranged(1.0, 1e-3, 1e3)
     """Sampling temperature of the policy softmax(scores / temperature) over the legal lines."""
-    lr: float = 3e-4
+    lr: float = ranged(3e-4, 0, 1e3)
     """AdamW learning rate (3e-4 took a distilled 491K-parameter town brain from 0.6% to 32% success in 30 min)."""
-    kl: float = 0.02
+    kl: float = ranged(0.02, 0, 1e6)
     """Weight of the KL penalty to the base model (0: no reference model is kept)."""
-    clip: float = 0.2
-    epochs: int = 1
+    clip: float = ranged(0.2, 1e-6, 1e3)
+    epochs: int = ranged(1, 1, COUNT_MAX)
     """Passes over an iteration's turns."""
-    minibatch: int = 32
+    minibatch: int = ranged(32, 1, COUNT_MAX)
     """Turns per gradient step."""
-    iterations: int = 20
-    minutes: float = 0.0
+    iterations: int = ranged(20, 1, COUNT_MAX)
+    minutes: float = ranged(0.0, 0, 1e9)
     """Stop after this many minutes (0: no time limit)."""
-    turns: int = 0
+    turns: int = ranged(0, 0, COUNT_MAX)
     """Ticks each copy plays (0: to the episode end)."""
-    shaping: float = 0.3
+    shaping: float = ranged(0.3, -1e6, 1e6)
     """Weight of the learner's best progress (by the env's text face) in the reward (0: its return only); it
     gives groups whose copies all fail a gradient."""
     goal: str = "any"
@@ -80,12 +82,12 @@ class GRPOConfig:
     starts: str = "fresh"
     """Where groups start: fresh (a new episode each), recording:PATH (recorded ticks) or archive:DIR (Go-Explore
     archive cells); see sparring.lm.starts."""
-    batch_size: int = 16
+    batch_size: int = ranged(16, 1, COUNT_MAX)
     """Turns scored per forward pass while playing."""
-    seed: int = 0
-    threads: int | None = None
+    seed: int = ranged(0, 0, 2**63 - 1)
+    threads: int | None = ranged(None, 1, 1024)
     """torch CPU threads (default: torch's)."""
-    lora: int = 0
+    lora: int = ranged(0, 0, 65536)
     """LoRA rank (alpha twice the rank); 0: full fine-tuning."""
     merged: bool = False
     """A LoRA run also saves the merged model (``model/``, a plain folder as large as the base); by default only
@@ -96,6 +98,9 @@ class GRPOConfig:
     learners: list[int] = dataclasses.field(default_factory=lambda: list(DEFAULT_LEARNERS))
     """The learning seats, each played by its own copy of the model with its own optimizer (the env plays what
     it can of the rest)."""
+
+    def __post_init__(self):
+        check_knobs(self, "grpo")
 
 
 def advantages(rewards: np.ndarray, group: int) -> np.ndarray:
@@ -220,6 +225,12 @@ class Run:
         with atomic_path(self.plot) as tmp:
             plot_success(history, tmp)
 
+    def clean(self) -> list[str]:
+        """Remove the temporary files and folders a killed run left in the run folder (a half-written
+        ``.success.png.XXXXXXXX.tmp.png``, model or optimizer): no live writer holds their lock, and this run
+        owns the folder, so they are removed whatever their age; returns them."""
+        return clean_stale(self.out, older_than=0.0)
+
     def load_history(self, iterations: int) -> list[dict]:
         """Metrics lines of the first ``iterations`` iterations."""
         if not os.path.isfile(self.metrics):
@@ -274,6 +285,22 @@ def _learner(character: int, policy, tok, cfg: GRPOConfig, ref_scorer):
     return Learner(character, policy, scorer, ref, opt)
 
 
+def check_resumed_env(env: str, trained: dict, given: dict, out: str) -> None:
+    """A resume goes on with the env config the run was started with: an ``--env.KEY`` that repeats its value is
+    accepted, one that changes it (or is not a key of the env) is a ValueError naming the key."""
+    if not given:
+        return
+    cls = registry.get(env)
+    before, after = make_config(cls, trained), make_config(cls, {**trained, **given})  # a bad key fails here
+    changed = [key for key in given if getattr(before, key) != getattr(after, key)]
+    if changed:
+        key = changed[0]
+        raise ValueError(
+            f"--env.{key} {given[key]!r}: the grpo run {out!r} was started with {key}={getattr(before, key)!r} and "
+            f"a resume keeps it; drop --env.{key} (or repeat its value), or start a new --out"
+        )
+
+
 def grpo(
     out: str,
     model: str | None = None,
@@ -292,6 +319,7 @@ def grpo(
     success, KL and tokens/s, and gets a line per iteration.
     """
     progress = progress or silent()
+    check_knobs(cfg, "grpo")  # again: a field may have changed since the config was made
     progress.status("loading torch and transformers")
     import torch
 
@@ -324,7 +352,9 @@ def grpo(
                 f"--resume: {run.out} was trained with --learners {was}, got --learners {got}; "
                 f"pass --learners {was} to continue it, or start a new --out"
             )
+        check_resumed_env(state["env"], state["env_config"], env_config, run.out)
         base, start, env, env_config = state["base"], state["iteration"], state["env"], state["env_config"]
+        run.clean()
         progress.status(f"building the {env} start states ({cfg.starts}; compiling the env's kernels on a first run)")
         sources = StartStates(cfg.starts, env, env_config, characters)
         progress.status(f"loading the policy from {run.out}")
