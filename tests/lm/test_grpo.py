@@ -64,8 +64,14 @@ def test_a_run_saves_metrics_and_plot_and_resumes(town_model, tmp_path):
     } <= set(history[0])
     assert {"model", "optimizer.pt", "state.json", "metrics.jsonl", "success.png"} <= set(os.listdir(out))
     cfg.iterations = 2
-    resumed = grpo(out, None, cfg, resume=True)
+    stray = os.path.join(out, ".success.png.abcd1234.tmp.png")  # what a run killed while saving its plot leaves
+    with open(stray, "wb") as fh:
+        fh.write(b"half a plot")
+    with pytest.raises(ValueError, match=r"--env.days 2: the grpo run .* was started with days=1"):
+        grpo(out, None, cfg, resume=True, days=2)
+    resumed = grpo(out, None, cfg, resume=True, days=1)  # a repeated equal value is accepted
     assert [h["iteration"] for h in resumed] == [0, 1] and resumed[0] == history[0]
+    assert not os.path.exists(stray)
     with open(os.path.join(out, "state.json")) as f:
         assert json.load(f)["iteration"] == 2
     with pytest.raises(ValueError, match="is not empty; choose a new --out, or pass --resume"):

@@ -44,7 +44,7 @@ from sparring.kit import registry
 from sparring.kit.text import check_goal, require_face
 from sparring.lm.distill import COUNT_MAX, check_knobs, ranged
 from sparring.lm.learners import TurnSample, check_learners, learners_env, play_learners, set_goals
-from sparring.lm.starts import StartStates
+from sparring.lm.starts import SPECS, StartStates
 
 DEFAULT_LEARNERS = [0]
 
@@ -285,6 +285,16 @@ def _learner(character: int, policy, tok, cfg: GRPOConfig, ref_scorer):
     return Learner(character, policy, scorer, ref, opt)
 
 
+def check_text_knobs(cfg: GRPOConfig) -> None:
+    """``starts`` names a kind of start states and ``chat_template`` is "plain" or a file: checked before any
+    model is loaded (the sources themselves are read later), each error naming its flag."""
+    kind, _, path = cfg.starts.partition(":")
+    if not (kind == "fresh" and not path or kind in ("recording", "archive") and path):
+        raise ValueError(f"--starts {cfg.starts!r} is not a kind of start states; valid: {SPECS}")
+    if cfg.chat_template not in ("", "plain") and not os.path.isfile(cfg.chat_template):
+        raise ValueError(f"--chat-template {cfg.chat_template!r} is neither 'plain' nor a file (a Jinja template)")
+
+
 def check_resumed_env(env: str, trained: dict, given: dict, out: str) -> None:
     """A resume goes on with the env config the run was started with: an ``--env.KEY`` that repeats its value is
     accepted, one that changes it (or is not a key of the env) is a ValueError naming the key."""
@@ -331,6 +341,7 @@ def grpo(
             f"got {cfg.group}, {cfg.groups}, {cfg.temperature}, {cfg.kl}"
         )
     check_goal(require_face(registry.get(env)), cfg.goal)
+    check_text_knobs(cfg)
     if cfg.lora < 0:
         raise ValueError(f"--lora must be a LoRA rank >= 1, or 0 for full fine-tuning; got {cfg.lora}")
     characters = check_learners(cfg.learners, env, env_config)
