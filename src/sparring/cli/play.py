@@ -149,11 +149,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 def _add_eval(p: argparse.ArgumentParser) -> None:
     p.add_argument("env")
-    p.add_argument(
-        "--checkpoint",
-        type=values.input_path("run or checkpoint folder"),
-        help="a run folder or a checkpoints/step-N folder",
-    )
+    # untyped (text): the loader checks the run, after the other flags (a missing run is named by it)
+    p.add_argument("--checkpoint", help="a run folder or a checkpoints/step-N folder")
     add_seat_args(p, seed=12345, opponent="default: the one the checkpoint trained against")
     p.add_argument("--episodes", type=count(1), default=1000)
     p.add_argument("--greedy", action="store_true", help="most likely action instead of sampling")
@@ -194,12 +191,7 @@ def _add_eval(p: argparse.ArgumentParser) -> None:
 
 def _add_watch(p: argparse.ArgumentParser) -> None:
     p.add_argument("env")
-    p.add_argument(
-        "--checkpoint",
-        required=True,
-        type=values.input_path("run or checkpoint folder"),
-        help="a run folder or a checkpoints/step-N folder",
-    )
+    p.add_argument("--checkpoint", required=True, help="a run folder or a checkpoints/step-N folder")
     add_seat_args(p, seed=0, opponent="default: the one the checkpoint trained against")
     p.add_argument("--episodes", type=count(1), default=3)
     p.add_argument("--greedy", action="store_true", help="most likely action instead of sampling")
