@@ -144,4 +144,9 @@ def test_record_replay_fork_commands(tmp_path, capsys):
     assert main(["record", "squared", "--out", str(tmp_path / "x.parquet")]) == 2
     assert "give exactly one of --policy" in capsys.readouterr().err
     assert main(["replay", str(tmp_path / "missing.parquet")]) == 2
-    assert "no recording at" in capsys.readouterr().err
+    assert (
+        "'"
+        + str(tmp_path / "missing.parquet")
+        + "' cannot be read (No such file or directory); give an existing recording"
+        in capsys.readouterr().err
+    )
