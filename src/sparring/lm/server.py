@@ -373,16 +373,27 @@ def uvicorn_config(app: FastAPI, **options):
 class BackgroundServer:
     """Uvicorn serving ``app`` on a thread of this process (tests, and games that host their own brains).
 
-    ``url`` is the base URL of the API (``http://HOST:PORT/v1``); :meth:`stop` ends it.
+    ``url`` is the base URL of the API (``http://HOST:PORT`` + ``path``, by default this server's ``/v1``);
+    ``config(app, **options)`` builds uvicorn's config (default :func:`uvicorn_config` without lifespan events;
+    the OpenEnv server passes its own). :meth:`stop` ends it.
     """
 
-    def __init__(self, app: FastAPI, host: str = "127.0.0.1", port: int = 0, start_timeout: float = 30.0):
+    def __init__(
+        self,
+        app: FastAPI,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        start_timeout: float = 30.0,
+        path: str = "/v1",
+        config=None,
+    ):
         import uvicorn
 
         self._sock = bind(host, port)
         bound = self._sock.getsockname()
-        self.url = f"http://{host if ':' not in host else f'[{host}]'}:{bound[1]}/v1"
-        self.server = uvicorn.Server(uvicorn_config(app, log_level="warning", lifespan="off"))
+        self.url = f"http://{host if ':' not in host else f'[{host}]'}:{bound[1]}{path}"
+        options = {"log_level": "warning"} if config else {"log_level": "warning", "lifespan": "off"}
+        self.server = uvicorn.Server((config or uvicorn_config)(app, **options))
         self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self._sock]}, daemon=True)
         self._thread.start()
         deadline = time.monotonic() + start_timeout

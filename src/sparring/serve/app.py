@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import threading
-import time
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
@@ -23,7 +21,7 @@ from openenv.core.env_server.http_server import create_app
 from openenv.core.env_server.types import ConcurrencyConfig, ServerMode
 from starlette.exceptions import HTTPException
 
-from sparring.lm.server import bind, ready_server, uvicorn_config
+from sparring.lm.server import BackgroundServer, bind, ready_server, uvicorn_config
 from sparring.serve.errors import RequestError
 from sparring.serve.openenv_env import (
     SparringAction,
@@ -158,33 +156,9 @@ def serve(env: str, config: dict | None = None, host: str = "127.0.0.1", port: i
         sock.close()
 
 
-class ServerThread:
-    """The server of ``app`` on a thread of this process, on a free loopback port (tests, benchmarks, recipes);
-    ``url`` is its base URL; :meth:`stop` ends it."""
+class ServerThread(BackgroundServer):
+    """The OpenEnv server of ``app`` on a thread of this process (tests, examples, benchmarks): ``url`` is
+    ``http://HOST:PORT``; :meth:`stop` ends it."""
 
     def __init__(self, app: FastAPI, host: str = "127.0.0.1", port: int = 0, start_timeout: float = 30.0):
-        import uvicorn
-
-        self._sock = bind(host, port)
-        self.url = f"http://{host}:{self._sock.getsockname()[1]}"
-        self.server = uvicorn.Server(server_config(app, log_level="warning"))
-        self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self._sock]}, daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + start_timeout
-        while not self.server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"the OpenEnv server did not start on {self.url} within {start_timeout} s")
-            time.sleep(0.01)
-
-    def stop(self) -> None:
-        """Ask uvicorn to exit and wait for its thread."""
-        self.server.should_exit = True
-        self._thread.join(timeout=10)
-        self._sock.close()
-
-    def __enter__(self) -> ServerThread:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
+        super().__init__(app, host, port, start_timeout, path="", config=server_config)
