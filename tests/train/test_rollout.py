@@ -30,6 +30,7 @@ class RestartEveryOther:
 
 
 def test_the_hook_sees_every_step_and_the_rollout_carries_its_restarts_on():
+    torch.manual_seed(0)  # the policy and its sampling draw from torch: fixed, whatever ran before
     env = sparring.make("serpent", num_envs=6, seed=1)
     policy = policy_for(env, make_train_config(None, {"hidden": 8, "recurrence": "mingru"}))
     rollout = Rollout(env, policy, 64, np.arange(env.rows))

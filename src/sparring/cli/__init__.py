@@ -20,7 +20,7 @@ import argparse
 import sys
 
 from sparring.cli import envs, explore, judge, lm, openenv, play, record, train, warm
-from sparring.cli import values
+import sparring.cli.values as values
 from sparring.cli.overrides import pull_overrides
 
 _PLAIN = (argparse._StoreAction, argparse._AppendAction, argparse._ExtendAction)

@@ -6,7 +6,7 @@ import argparse
 import json
 
 from sparring.cli.overrides import env_overrides
-from sparring.cli import values
+import sparring.cli.values as values
 from sparring.cli.values import count
 
 

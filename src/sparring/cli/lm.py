@@ -14,7 +14,7 @@ import os
 import sys
 
 from sparring.cli.overrides import env_overrides
-from sparring.cli import values
+import sparring.cli.values as values
 from sparring.cli.values import count
 
 TEXT_LIMIT = 1 << 30

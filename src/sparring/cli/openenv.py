@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from sparring.cli.overrides import env_overrides
-from sparring.cli import values
+import sparring.cli.values as values
 from sparring.cli.values import count
 
 

@@ -10,7 +10,7 @@ import sys
 from sparring.cli.lm import add_brain_args, play_brains
 from sparring.cli.overrides import env_overrides, override_groups
 from sparring.cli.seats import add_seat_args
-from sparring.cli import values
+import sparring.cli.values as values
 from sparring.cli.values import count, number
 from sparring.kit import registry
 
