@@ -112,13 +112,14 @@ def give_goal(batch: BatchedEnv, learners: list[int], goal: str) -> None:
         batch.restore(None, recs)
 
 
-def _filler(batch: BatchedEnv, learners: list[int]):
-    """The seats fed from outside that are not learners, and the player that plays them (the env's best)."""
-    fill = [a for a in np.flatnonzero(batch.learner_rows[: batch.num_agents]) if a not in learners]
+def filler(batch: BatchedEnv, learners: list[int], seed: int = 0):
+    """The seats fed from outside that are not learners, and the player that plays them (the env's best scripted
+    player, or a random one seeded by ``seed`` where it has none; None when there are no such seats)."""
+    fill = [int(a) for a in np.flatnonzero(batch.learner_rows[: batch.num_agents]) if a not in learners]
     if not fill:
         return [], None
     best = batch.env_cls.best_scripted
-    return [int(a) for a in fill], ScriptedPlayer(batch, best) if best else RandomPlayer(0)
+    return fill, ScriptedPlayer(batch, best) if best else RandomPlayer(seed)
 
 
 def play_learners(
@@ -138,7 +139,7 @@ def play_learners(
     cls, cfg = batch.env_cls, batch.config
     face = require_face(cls)
     n, agents = batch.num_envs, batch.num_agents
-    fill, filler = _filler(batch, learners)
+    fill, outside = filler(batch, learners)
     samples: list[list[TurnSample]] = [[] for _ in learners]
     unfit, decisions = np.zeros(len(learners), np.int64), np.zeros(len(learners), np.int64)
     tokens = ticks = 0
@@ -163,10 +164,10 @@ def play_learners(
                     unfit[j] += 1
                 elif keep:
                     samples[j].append(TurnSample(e, picked.prompts[i], picked.lines[i], k, picked.logp[i]))
-        if filler is not None:
+        if outside is not None:
             rows = np.array([e * agents + a for e in range(n) if not batch.done[e] for a in fill], np.int64)
             if rows.size:
-                actions[rows] = filler.act(batch, rows)
+                actions[rows] = outside.act(batch, rows)
         batch.step(actions)
         ticks += 1
         best = np.maximum(best, [[face.progress(s, cfg, c) for c in learners] for s in batch.records])

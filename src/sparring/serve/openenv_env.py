@@ -36,8 +36,8 @@ from sparring.kit import registry
 from sparring.kit.config import make_config
 from sparring.kit.text import require_face
 from sparring.kit.trust import BadState
-from sparring.lm.learners import learners_env
-from sparring.players import RandomPlayer, ScriptedPlayer
+from sparring.lm.learners import filler, learners_env
+from sparring.players import ScriptedPlayer
 from sparring.serve.errors import RequestError
 from sparring.serve.snapshots import Snapshot, SnapshotStore
 
@@ -211,9 +211,7 @@ class SparringEnvironment(Environment[SparringAction, SparringObservation, Sparr
         except ValueError as exc:
             raise RequestError(400, str(exc)) from None
         b = self._batch
-        self._fill = [int(a) for a in np.flatnonzero(b.learner_rows[: b.num_agents]) if a != seat]
-        best = self.env_cls.best_scripted
-        self._filler = (ScriptedPlayer(b, best) if best else RandomPlayer(seed)) if self._fill else None
+        self._fill, self._filler = filler(b, [seat], seed)
         self._seat, self._goal, self._tick, self._done = seat, goal, 0, False
 
     def _fresh(self, seed, seat, goal) -> None:
