@@ -14,6 +14,32 @@ import pyarrow.parquet as pq
 
 from sparring.kit.files import arrays_checksum, file_checksum
 
+# a tiny squared run (size 5): one checkpoint at 64 of its 128 steps, the good file the corpus damages
+TINY = {
+    "num_envs": 8,
+    "horizon": 8,
+    "minibatch_size": 64,
+    "hidden": 16,
+    "threads": 1,
+    "steps": 128,
+    "eval_episodes": 0,
+    "tensorboard": False,
+}
+STEP = "checkpoints/step-000000000064"
+
+
+def tiny_run(folder) -> None:
+    """Train :data:`TINY` on squared (size 5) for one iteration and save its checkpoint into ``folder``."""
+    from sparring.train.checkpoint import save_checkpoint
+    from sparring.train.config import make_train_config
+    from sparring.train.trainer import Trainer
+
+    trainer = Trainer("squared", make_train_config(None, TINY), {"size": 5})
+    trainer.iterate()
+    save_checkpoint(str(folder), trainer)
+    trainer.close()
+
+
 # the bytes of a file, cut or garbled; every one of these is caught by a checksum
 BYTES = {
     "empty": lambda d: b"",

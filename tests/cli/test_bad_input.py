@@ -10,33 +10,15 @@ import time
 import pytest
 
 from sparring.cli import main
-from sparring.train.checkpoint import save_checkpoint
-from sparring.train.config import make_train_config
-from sparring.train.trainer import Trainer
-from tests.cli.damage import edit_json
+from tests.cli.damage import STEP, edit_json, tiny_run
 from tests.record.conftest import record
-
-TINY = {
-    "num_envs": 8,
-    "horizon": 8,
-    "minibatch_size": 64,
-    "hidden": 16,
-    "threads": 1,
-    "steps": 128,
-    "eval_episodes": 0,
-    "tensorboard": False,
-}
-STEP = "checkpoints/step-000000000064"
 
 
 @pytest.fixture(scope="module")
 def good(tmp_path_factory):
     """A run of squared at size 5 (one checkpoint, 64 of 128 steps) with its config.json, and a recording."""
     root = tmp_path_factory.mktemp("good")
-    trainer = Trainer("squared", make_train_config(None, TINY), {"size": 5})
-    trainer.iterate()
-    save_checkpoint(str(root / "run"), trainer)
-    trainer.close()
+    tiny_run(root / "run")
     (root / "run" / "config.json").write_text(json.dumps({"env": "squared", "env_config": {"size": 5}}))
     record(root / "rec.parquet", "squared", 1, num_envs=1, config={"size": 5})
     return root

@@ -16,11 +16,9 @@ from safetensors.torch import load_file, save_file
 
 from sparring.cli import main
 from sparring.explore.explore import Explorer
-from sparring.train.checkpoint import save_checkpoint
-from sparring.train.config import make_train_config
-from sparring.train.trainer import Trainer
 from tests.cli.damage import (
     BYTES,
+    STEP,
     STRUCTURAL,
     change,
     column,
@@ -33,32 +31,18 @@ from tests.cli.damage import (
     rewrite_bytes,
     rewrite_recording,
     set_key,
+    tiny_run,
     unknown_phase,
     without_checksums,
 )
 from tests.record.conftest import record
-
-TINY = {
-    "num_envs": 8,
-    "horizon": 8,
-    "minibatch_size": 64,
-    "hidden": 16,
-    "threads": 1,
-    "steps": 128,
-    "eval_episodes": 0,
-    "tensorboard": False,
-}
-STEP = "checkpoints/step-000000000064"
 
 
 @pytest.fixture(scope="module")
 def good(tmp_path_factory):
     """A folder with a good run (one checkpoint, 64 steps of 128), recording and archive."""
     root = tmp_path_factory.mktemp("good")
-    trainer = Trainer("squared", make_train_config(None, TINY), {"size": 5})
-    trainer.iterate()
-    save_checkpoint(str(root / "run"), trainer)
-    trainer.close()
+    tiny_run(root / "run")
     (root / "run" / "config.json").write_text("{}")
     (root / "rec").mkdir()
     record(root / "rec" / "rec.parquet", "squared", 2, num_envs=2, config={"size": 5})

@@ -247,10 +247,7 @@ def _read_only_folder(root: str) -> str | None:
 def places(tmp_path_factory) -> dict:
     """The paths the cases use: a text file, an empty folder, a link to /dev/zero, a pipe, a folder whose files
     are links to /dev/zero, a read-only folder, a good recording and search space."""
-    from sparring.train.checkpoint import save_checkpoint
-    from sparring.train.config import make_train_config
-    from sparring.train.trainer import Trainer
-    from tests.cli.test_damaged_files import TINY
+    from tests.cli.damage import tiny_run
     from tests.record.conftest import record
 
     root = tmp_path_factory.mktemp("fuzz")
@@ -269,10 +266,7 @@ def places(tmp_path_factory) -> dict:
         os.symlink("/dev/zero", zeros / name)
     os.symlink("/dev/zero", zeros / "checkpoints" / "latest")
     record(root / "rec.parquet", "squared", 1, num_envs=1, config={"size": 5})
-    trainer = Trainer("squared", make_train_config(None, TINY), {"size": 5})
-    trainer.iterate()
-    save_checkpoint(str(root / "run"), trainer)
-    trainer.close()
+    tiny_run(root / "run")
     return {
         "run": str(root / "run"),
         "scratch": str(root / "empty-cwd"),

@@ -65,7 +65,7 @@ class TextFace:
     goals: ClassVar[tuple[str, ...]] = ()
     """Goal names a seat can be given by :meth:`set_goal` (none by default: ``--goal`` must be "any")."""
     instructions: ClassVar[str] = ""
-    """One paragraph for a language model on what the game is about (prepended to the system prompt)."""
+    """One sentence on what the game is about (the OpenEnv server's description of the env)."""
 
     @staticmethod
     def describe(s, cfg, agent: int) -> str:
@@ -76,16 +76,6 @@ class TextFace:
     def lines(s, cfg, agent: int) -> list[Line]:
         """Seat ``agent``'s legal actions, each allowed by the env's mask; never empty while the seat acts."""
         raise NotImplementedError
-
-    @classmethod
-    def line_texts(cls, s, cfg, agent: int) -> list[str]:
-        """The legal lines as the prompt lists them (``"<label>: <words>"``)."""
-        return [line.text(i) for i, line in enumerate(cls.lines(s, cfg, agent))]
-
-    @classmethod
-    def prompt(cls, s, cfg, agent: int) -> str:
-        """The seat's whole turn in words: :meth:`describe` then the legal lines."""
-        return cls.describe(s, cfg, agent) + "\nLegal actions:\n" + "\n".join(cls.line_texts(s, cfg, agent))
 
     @classmethod
     def parse(cls, answer, s, cfg, agent: int) -> Parsed:
@@ -149,7 +139,7 @@ class HeadsFace(TextFace):
     Declare ``head_order`` (the heads in the order their lines are listed: the one whose intent matters most
     first, since :meth:`TextFace.line_of` prefers the first of equally close lines), write :meth:`mask_row`
     (the seat's flat action mask now, e.g. with the env's own mask helper) and :meth:`words` (a value's words,
-    or None to leave it out); override :meth:`lines` to add lines that set several heads at once.
+    or None to leave it out); :meth:`extra_lines` adds lines that set several heads at once.
     """
 
     head_order: ClassVar[tuple[int, ...]] = ()
@@ -166,6 +156,12 @@ class HeadsFace(TextFace):
         """The words of ``value`` of ``head`` (not 0), or None to leave it out of the lines."""
         raise NotImplementedError
 
+    @staticmethod
+    def extra_lines(s, cfg, agent: int, mask: np.ndarray) -> list[Line]:
+        """Lines that set several heads at once, listed after the one-head lines (``mask``: :meth:`mask_row`'s);
+        none by default."""
+        return []
+
     @classmethod
     def lines(cls, s, cfg, agent: int) -> list[Line]:
         """ "wait", then every allowed non-zero value of each head in :attr:`head_order` that has words."""
@@ -179,7 +175,7 @@ class HeadsFace(TextFace):
                     action = [0] * len(cls.sizes)
                     action[head] = value
                     out.append(Line(tuple(action), said))
-        return out
+        return out + cls.extra_lines(s, cfg, agent, mask)
 
 
 def face(env_cls) -> type[TextFace] | None:

@@ -37,6 +37,7 @@ from sparring.kit.config import make_config
 from sparring.kit.text import require_face
 from sparring.kit.trust import BadState
 from sparring.lm.learners import filler, learners_env
+from sparring.lm.specs import turn
 from sparring.players import ScriptedPlayer
 from sparring.serve.errors import RequestError
 from sparring.serve.snapshots import Snapshot, SnapshotStore
@@ -306,7 +307,8 @@ class SparringEnvironment(Environment[SparringAction, SparringObservation, Sparr
         b, seat = self._batch, self._seat
         rec, cfg = b.records[0], b.config
         acting = self._acting()
-        text = self.face.prompt(rec, cfg, seat) if acting else self.face.describe(rec, cfg, seat)
+        seen = turn(self.env_cls, rec, cfg, seat) if acting else None
+        text = seen.text if acting else self.face.describe(rec, cfg, seat)
         names = list(self.env_cls.metrics)
         metrics = np.asarray(rec["metrics"], np.float64)[: len(names)]
         meta: dict[str, Any] = {"metrics": {n: float(v) for n, v in zip(names, metrics)}, "episode_id": self._episode}
@@ -321,7 +323,7 @@ class SparringEnvironment(Environment[SparringAction, SparringObservation, Sparr
             seat=seat,
             seat_name=str(self.face.seat_names(self.env_cls)[seat]),
             text=text,
-            lines=self.face.line_texts(rec, cfg, seat) if acting else [],
+            lines=seen.lines if acting else [],
             obs=b.obs[seat].astype(np.float64).tolist(),
             mask=b.mask[seat].tolist(),
             rewards=self._rewards.astype(np.float64).tolist(),

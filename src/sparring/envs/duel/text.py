@@ -59,14 +59,12 @@ class DuelText(HeadsFace):
             return f"attack with {STYLES[value - 1]}"
         return MOVE_WORDS[value]
 
-    @classmethod
-    def lines(cls, s, cfg, agent: int) -> list[Line]:
-        """The one-head lines, and the special attack where both the melee attack and the special are allowed."""
-        out = super().lines(s, cfg, agent)
-        mask = cls.mask_row(s, cfg, agent)
+    @staticmethod
+    def extra_lines(s, cfg, agent: int, mask: np.ndarray) -> list[Line]:
+        """The special attack, where both the melee attack and the special are allowed."""
         style, spec = sum(SIZES[:STYLE]), sum(SIZES[:SPEC])
-        if mask[style + 1] and mask[spec + 1]:
-            action = [0] * len(SIZES)
-            action[STYLE], action[SPEC] = 1, 1
-            out.append(Line(tuple(action), SPECIAL))
-        return out
+        if not (mask[style + 1] and mask[spec + 1]):
+            return []
+        action = [0] * len(SIZES)
+        action[STYLE], action[SPEC] = 1, 1
+        return [Line(tuple(action), SPECIAL)]
