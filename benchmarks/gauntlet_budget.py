@@ -4,7 +4,7 @@ for Fight Caves.
 Usage:
   .venv/bin/python benchmarks/gauntlet_budget.py [--env gauntlet] [--seed 0] [--at 8.4e6 25e6 50e6 100e6]
       [--episodes 300] [--greedy] [--set KEY=VALUE ...] [--env-set KEY=VALUE ...] [--shaping KEY=VALUE ...]
-      [--json OUT]
+      [--json OUT] [--save DIR]
 
 One run of ``sparring.train.Trainer`` with the env's [train] defaults plus ``--set`` (a ``--set imitate=NAME``
 warm start clones first, as ``sparring train`` does), trained to the last ``--at`` budget in agent-steps. Each
@@ -18,6 +18,9 @@ Budgets are in steps so that a busy machine does not shrink them: on a quiet cor
 machine gauntlet trains at about 28 K agent-steps/s with one thread (cloning and PPO alike), so the default
 budgets are about 5, 15, 30 and 60 minutes there. A table from one run shows how a policy grows with budget; it
 does not say how the run's seed varies (the learning-rate schedule, when annealed, follows the whole budget).
+With ``--save DIR`` a checkpoint of the run is written at each budget (``DIR/checkpoints/step-N``), so a later
+run can start from it: with ``--set init=DIR/checkpoints/step-N`` (fine-tuning that clone, e.g. with
+``kl_teacher=COEF``) the budgets count the checkpoint's steps too, so its table continues the clone's.
 """
 
 from __future__ import annotations
@@ -31,9 +34,11 @@ import numpy as np
 from arms import add_setting_args, histogram, iterations, pairs
 
 from sparring.kit.stats import bootstrap_ci, wilson_interval
+from sparring.players.load import read_meta
 from sparring.explore.reach import reach
 from sparring.kit import registry
 from sparring.kit.atomic import atomic_file
+from sparring.train.checkpoint import save_checkpoint
 from sparring.train.config import make_train_config
 from sparring.train.trainer import Trainer
 
@@ -46,12 +51,14 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--at", type=float, nargs="+", default=[8.4e6, 25e6, 50e6, 100e6], help="budgets in agent-steps, ascending"
     )
     p.add_argument("--episodes", type=int, default=300, help="evaluation runs per budget, from the start")
+    p.add_argument("--save", metavar="DIR", help="write a checkpoint of the run into DIR at each budget")
     add_setting_args(p)
     return p.parse_args(argv)
 
 
-def measure(args, trainer: Trainer, eval_config: dict) -> dict:
-    """Play ``--episodes`` fresh runs with the current policy; the budget's row of the table."""
+def measure(args, trainer: Trainer, eval_config: dict, before: int) -> dict:
+    """Play ``--episodes`` fresh runs with the current policy; the budget's row of the table (its steps count the
+    ``before`` steps of an ``init`` checkpoint)."""
     trainer.policy.eval()
     result = reach(
         args.env, trainer.policy, args.episodes, seed=100_000 + args.seed, greedy=args.greedy, env_config=eval_config
@@ -59,7 +66,7 @@ def measure(args, trainer: Trainer, eval_config: dict) -> dict:
     trainer.policy.train()
     reached, clears = np.asarray(result["reach"]), int(np.sum(result["clear"]))
     return {
-        "steps": trainer.global_step,
+        "steps": before + trainer.global_step,
         "minutes": trainer.elapsed / 60.0,
         "clears": clears,
         "clear_rate": clears / len(reached),
@@ -77,7 +84,11 @@ def main(argv=None) -> None:
     if args.episodes < 1 or budgets[0] < 1:
         raise SystemExit("--episodes and every --at budget must be at least 1")
     env_config, shaping = pairs(args.env_set, "--env-set"), pairs(args.shaping, "--shaping")
-    settings = {**pairs(args.set, "--set"), "seed": args.seed, "steps": budgets[-1], "minutes": 0}
+    settings = pairs(args.set, "--set")
+    before = read_meta(settings["init"])["step"] if settings.get("init") else 0  # the warm start's steps count
+    if budgets[0] <= before:
+        raise SystemExit(f"every --at budget must be above the {before} agent-steps of the --set init checkpoint")
+    settings = {**settings, "seed": args.seed, "steps": budgets[-1] - before, "minutes": 0}
     cfg = make_train_config(registry.get(args.env), {**settings, "eval_episodes": 0, "tensorboard": False})
     trainer = Trainer(args.env, cfg, {**env_config, **shaping})
     eval_config = {k: v for k, v in trainer.env_config.items() if k not in shaping}
@@ -86,9 +97,11 @@ def main(argv=None) -> None:
     rows, start = [], time.perf_counter()
     try:
         for _ in iterations(trainer):
-            if trainer.global_step >= budgets[0]:
+            if before + trainer.global_step >= budgets[0]:
                 budgets.pop(0)
-                row = measure(args, trainer, eval_config)
+                if args.save:
+                    save_checkpoint(args.save, trainer, keep=len(args.at))
+                row = measure(args, trainer, eval_config, before)
                 rows.append(row)
                 print(
                     f"{row['steps']:>12.3g} steps {row['minutes']:6.1f} min: clears {row['clears']}/{args.episodes} "

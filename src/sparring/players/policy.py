@@ -163,11 +163,18 @@ class Policy(nn.Module):
                 x, _ = self.core.step(x, state, reset)
         return self._value(inputs, x).squeeze(-1)
 
-    def evaluate(self, obs, mask, actions, state=(), resets=None):
+    def logits(self, obs) -> torch.Tensor:
+        """The flat action logits [B, total] before the mask (MLP policies: no state)."""
+        if self.core is not None:
+            raise ValueError("Policy.logits needs an MLP policy (recurrence none)")
+        return self.actor(self.encoder(self._inputs(obs)))
+
+    def evaluate(self, obs, mask, actions, state=(), resets=None, with_logits: bool = False):
         """Training pass: (logprob, entropy, value), each shaped like the leading dims of ``obs``.
 
         ``obs`` is [B, size] for the MLP, or [T, B, size] with ``resets`` [T, B] for a
-        recurrent policy, starting from ``state``.
+        recurrent policy, starting from ``state``. ``with_logits`` adds the flat logits
+        [prod(lead), total] before the mask, as a fourth element (for a KL penalty on the whole distribution).
         """
         lead = obs.shape[:-1]
         inputs = self._inputs(obs)
@@ -180,7 +187,10 @@ class Policy(nn.Module):
             logprob, entropy = fused_heads.log_prob_entropy(logits, mask, actions, self._starts)
         else:
             logprob, entropy = self.heads.log_prob_entropy(self.heads.grid(logits, mask), actions)
-        return logprob.view(lead), entropy.view(lead), self._value(inputs.reshape(-1, inputs.shape[-1]), x).view(lead)
+        value = self._value(inputs.reshape(-1, inputs.shape[-1]), x).view(lead)
+        if with_logits:
+            return logprob.view(lead), entropy.view(lead), value, logits
+        return logprob.view(lead), entropy.view(lead), value
 
 
 def policy_for(env, cfg) -> Policy:

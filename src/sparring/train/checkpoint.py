@@ -25,6 +25,7 @@ import sparring
 from sparring.kit.atomic import atomic_file, atomic_folder, clean_stale
 from sparring.kit.files import DamagedFile, check_keys, check_regular, checksums, read_npy, reading
 from sparring.kit.trust import validate_states
+from sparring.train.teacher import TeacherKL
 from sparring.players.load import (
     FORMAT,
     REMEDY,
@@ -100,6 +101,8 @@ def _write_state(tmp: str, trainer) -> None:
         trainer.restarts.save(tmp)  # the Go-Explore archive
     if getattr(trainer, "curriculum", None) is not None:
         trainer.curriculum.save(tmp)  # its statistics, draws and each env's origin
+    if getattr(trainer, "teacher", None) is not None:
+        trainer.teacher.save(tmp)  # the frozen teacher of train.kl_teacher and where its fade started
 
 
 def write_meta(tmp: str, trainer, recurrent_count: int, opponent_json, files, **more) -> None:
@@ -181,6 +184,8 @@ def restore_trainer(trainer, path: str) -> dict:
         trainer.restarts.load(folder)
     if getattr(trainer, "curriculum", None) is not None and os.path.exists(os.path.join(folder, "curriculum.npz")):
         trainer.curriculum.load(folder)
+    if trainer.cfg.kl_teacher:  # none saved (PPO had not started): the teacher is the policy as PPO starts
+        trainer.teacher = TeacherKL.load(trainer.policy, folder, trainer.cfg.kl_teacher, trainer.cfg.kl_teacher_until)
     return meta
 
 

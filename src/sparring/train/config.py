@@ -117,6 +117,22 @@ class TrainConfig:
     imitate_lr: float = knob(
         0.0, "Warm start: the cloning's learning rate, held constant (0: the run's lr); PPO then starts at lr.", low=0
     )
+    init: str = knob(
+        "",
+        "Warm start from the policy weights of a checkpoint (a run folder or checkpoints/step-N of the same env "
+        "and policy shape); the optimizer, env and step count start fresh (empty: fresh weights).",
+    )
+    kl_teacher: float = knob(
+        0.0,
+        "Weight of a KL penalty KL(teacher || policy) added to PPO's loss, the teacher being the policy as PPO "
+        "starts (the clone of --train.imitate or the weights of --train.init), frozen; MLP policies (0: off).",
+        low=0,
+    )
+    kl_teacher_until: int = knob(
+        0,
+        "Agent-steps of PPO over which the kl_teacher weight falls linearly to 0 (0: held for the whole run).",
+        low=0,
+    )
     archive_fraction: float = knob(
         0.0,
         "Go-Explore: probability that an env whose episode ended restarts from a "

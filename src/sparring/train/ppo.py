@@ -41,7 +41,8 @@ def _minibatches(rollout, cfg) -> list[torch.Tensor]:
     return list(order.to(rollout.values.device).split(per))
 
 
-def _losses(policy, rollout, idx, adv, ret, cfg):
+def _losses(policy, rollout, idx, adv, ret, cfg, teacher=None):
+    kl_teacher = None
     if policy.recurrent:
         state0 = tuple(s[idx] for s in rollout.state0)
         newlogp, entropy, newv = policy.evaluate(
@@ -51,7 +52,12 @@ def _losses(policy, rollout, idx, adv, ret, cfg):
     else:
         flat = lambda x: x.reshape(-1, *x.shape[2:])  # noqa: E731
         pick = lambda x: flat(x).index_select(0, idx)  # noqa: E731
-        newlogp, entropy, newv = policy.evaluate(pick(rollout.obs), pick(rollout.mask), pick(rollout.actions))
+        obs, mask = pick(rollout.obs), pick(rollout.mask)
+        if teacher is None:
+            newlogp, entropy, newv = policy.evaluate(obs, mask, pick(rollout.actions))
+        else:
+            newlogp, entropy, newv, logits = policy.evaluate(obs, mask, pick(rollout.actions), with_logits=True)
+            kl_teacher = teacher.kl(obs, mask, logits)
     old_logp, old_v, mb_adv, mb_ret = pick(rollout.logprob), pick(rollout.values), pick(adv), pick(ret)
     logratio = newlogp - old_logp
     ratio = logratio.exp()
@@ -67,25 +73,35 @@ def _losses(policy, rollout, idx, adv, ret, cfg):
     with torch.no_grad():
         approx_kl = ((ratio - 1) - logratio).mean()
         clipfrac = ((ratio - 1).abs() > cfg.clip_coef).float().mean()
-    return pg_loss, v_loss, ent, approx_kl, clipfrac
+    return pg_loss, v_loss, ent, approx_kl, clipfrac, kl_teacher
 
 
-def ppo_update(policy: nn.Module, optimizer, rollout, cfg) -> dict:
-    """Advantages, then ``update_epochs`` passes of minibatch gradient steps; returns loss metrics."""
+def ppo_update(policy: nn.Module, optimizer, rollout, cfg, teacher=None, kl_coef: float = 0.0) -> dict:
+    """Advantages, then ``update_epochs`` passes of minibatch gradient steps; returns loss metrics.
+
+    With ``teacher`` (a :class:`~sparring.train.teacher.TeacherKL`; MLP policies) the loss adds
+    ``kl_coef`` times the mean KL from the teacher's action distribution to the policy's (``loss/kl_teacher``).
+    """
     adv, ret = advantages_and_returns(rollout, cfg.gamma, cfg.gae_lambda)
-    totals = torch.zeros(5)
+    totals = torch.zeros(6)
     count = 0
     for _ in range(cfg.update_epochs):
         for idx in _minibatches(rollout, cfg):
-            pg_loss, v_loss, ent, approx_kl, clipfrac = _losses(policy, rollout, idx, adv, ret, cfg)
+            pg_loss, v_loss, ent, approx_kl, clipfrac, kl_teacher = _losses(
+                policy, rollout, idx, adv, ret, cfg, teacher
+            )
             loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
+            if kl_teacher is None:
+                kl_teacher = torch.zeros(())
+            elif kl_coef > 0:
+                loss = loss + kl_coef * kl_teacher
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)
             optimizer.step()
-            totals += torch.stack([pg_loss, v_loss, ent, approx_kl, clipfrac]).detach().cpu()
+            totals += torch.stack([pg_loss, v_loss, ent, approx_kl, clipfrac, kl_teacher]).detach().cpu()
             count += 1
-    pg, v, ent, kl, cf = (totals / max(1, count)).tolist()
+    pg, v, ent, kl, cf, kl_t = (totals / max(1, count)).tolist()
     var_ret = ret.var()
     explained = float("nan") if var_ret == 0 else (1 - (ret - rollout.values).var() / var_ret).item()
     return {
@@ -95,4 +111,5 @@ def ppo_update(policy: nn.Module, optimizer, rollout, cfg) -> dict:
         "loss/approx_kl": kl,
         "loss/clipfrac": cf,
         "loss/explained_variance": explained,
+        **({"loss/kl_teacher": kl_t, "train/kl_teacher_coef": kl_coef} if teacher is not None else {}),
     }

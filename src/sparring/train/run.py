@@ -64,7 +64,7 @@ def train(
         check_run_config(run_dir, env_name)
         cfg = _resumed_config(meta, overrides, resume)
         check_training_memory(registry.get(env_name), meta["env_config"], cfg)
-        trainer = Trainer(env_name, cfg, meta["env_config"], meta["opponent"], meta.get("seats"))
+        trainer = Trainer(env_name, cfg, meta["env_config"], meta["opponent"], meta.get("seats"), warm=False)
         restore_trainer(trainer, resume)
     else:
         env_cls = registry.get(env_name)

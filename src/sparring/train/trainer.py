@@ -20,6 +20,7 @@ from sparring.train.populations import SHARED, populate
 from sparring.train.ppo import ppo_update
 from sparring.train.rollout import Rollout
 from sparring.train.schedule import EnvAnneal, parse_anneal
+from sparring.train.teacher import TeacherKL, check_teacher, load_init
 
 
 def pick_device(name: str) -> torch.device:
@@ -71,11 +72,14 @@ class Trainer:
       env_name: registry name; cfg: a :class:`TrainConfig`; env_config: env config
       overrides; opponent: ``None`` (the env's default), a value of the env's
       ``opponent`` knob, one of its scripted policies, or ``"self"`` (past-policy pool);
-      seats: ``{seat name: player spec}`` for seats played by a fixed player (``--seat``).
+      seats: ``{seat name: player spec}`` for seats played by a fixed player (``--seat``);
+      warm: load the weights of ``cfg.init`` when set (a resume passes False: its checkpoint's weights come instead).
 
     ``restarts`` holds the Go-Explore restarts (``train.archive_fraction`` > 0) and ``curriculum``
     the start-state curriculum (``train.curriculum``; :mod:`sparring.train.curriculum`), else None;
     with both, the curriculum is the rollout's episode-end hook and offers every end to the archive first.
+    ``teacher`` is the frozen teacher of ``train.kl_teacher`` (:mod:`sparring.train.teacher`), made at the first
+    PPO update, else None.
     """
 
     def __init__(
@@ -85,8 +89,10 @@ class Trainer:
         env_config: dict | None = None,
         opponent: str | None = None,
         seats: dict | None = None,
+        warm: bool = True,
     ):
         self.env_name, self.cfg = env_name, cfg
+        check_teacher(cfg)
         torch.manual_seed(cfg.seed)
         torch_threads = torch_threads_for(cfg)
         torch.set_num_threads(torch_threads)
@@ -114,7 +120,14 @@ class Trainer:
         )
         self.policy = policy_for(self.env, cfg).to(self.device)
         self.policy.heads.to(self.device)
+        if cfg.init and warm:
+            try:
+                load_init(self.policy, cfg.init, env_name, self.env)
+            except Exception:
+                self.close()
+                raise
         self.optimizer = make_optimizer(self.policy, cfg.optimizer, cfg.lr)
+        self.teacher: TeacherKL | None = None
         self.opponent, train_rows = self.opponent_factory(self.env, self.policy, self.device)
         self.population = None  # several policies (train.policies other than shared; sparring.train.populations)
         if cfg.policies != SHARED or cfg.league or cfg.league_seats:
@@ -198,7 +211,11 @@ class Trainer:
             self.optimizer.set_lr(lr)
             perf = self.rollout.collect()
             collected = time.perf_counter()
-            losses = ppo_update(self.policy, self.optimizer, self.rollout, self.cfg)
+            if self.cfg.kl_teacher and self.teacher is None:  # PPO starts here, after any warm start
+                self.teacher = TeacherKL(self.policy, self.cfg.kl_teacher, self.cfg.kl_teacher_until, self.global_step)
+            coef = self.teacher.coef(self.global_step) if self.teacher is not None else 0.0
+            teacher = self.teacher if coef > 0 else None  # faded out: the teacher's pass is skipped
+            losses = ppo_update(self.policy, self.optimizer, self.rollout, self.cfg, teacher, coef)
         else:
             if self.iteration == 0 and self.global_step > 0:  # a warm start cloned policy 0 on every trained row
                 self.population.broadcast(self.rollout)
