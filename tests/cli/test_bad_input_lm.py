@@ -142,7 +142,14 @@ def test_distill_refuses_a_bad_out_and_empty_choices_before_any_work(tmp_path, c
 
 @pytest.mark.parametrize(
     "flag, value",
-    [("--temperature", "nan"), ("--threads", "0"), ("--num-envs", "0"), ("--episodes", "-1")],
+    [
+        ("--temperature", "nan"),
+        ("--threads", "0"),
+        ("--num-envs", "0"),
+        ("--episodes", "-1"),
+        ("--prompt", "short"),
+        ("--dtype", "float8"),
+    ],
 )
 def test_play_brain_flags_are_typed(capsys, flag, value):
     assert main(["play", "duel", "--brain", "random", flag, value]) == 2

@@ -154,3 +154,20 @@ def test_other_architectures_score_as_their_own_forward_pass(tiny_model, kind):
     for p, cs, a, b in zip(prompts, cands, shared, packed):
         want = [_separately(scorer, p, c) for c in cs]
         assert np.allclose(a.numpy(), want, atol=1e-4) and np.allclose(b.numpy(), want, atol=1e-4)
+
+
+def test_lines_sharing_a_prefix_are_read_once_and_score_as_separate_passes(tiny_model):
+    from sparring.lm.choice import line_trie
+
+    scorer = LineScorer(tiny_model)
+    prompt = scorer.prompt_ids("what now?")
+    lines = ["offer 1 bread to Ben for 1 coins", "offer 1 bread to Ben for 2 coins", "offer 1 bread", "wait"]
+    cands = [scorer.line_ids(x) for x in lines]
+    trie = line_trie(cands)
+    shared = len(cands[0]) - 2  # the first two lines differ in their last two tokens at most
+    assert len(trie.tokens) <= sum(map(len, cands)) - shared
+    assert all([trie.tokens[q] for q in path] == c for path, c in zip(trie.paths, cands))
+    with torch.inference_mode():
+        got = scorer.scores([prompt, prompt], [cands, cands[::-1]])
+    want = [_separately(scorer, prompt, c) for c in cands]
+    assert np.allclose(got[0].numpy(), want, atol=1e-4) and np.allclose(got[1].numpy(), want[::-1], atol=1e-4)

@@ -125,3 +125,22 @@ def test_a_pretrained_base_is_fine_tuned_with_lora_and_saved_merged(town_model, 
         distill(str(tmp_path / "no-base"), DistillConfig(lora=2), days=1)
     with pytest.raises(ValueError, match="does not exist"):
         distill(str(tmp_path / "bad-base"), DistillConfig(base=str(tmp_path / "missing")), days=1)
+
+
+def test_a_compact_distillation_records_only_decided_turns_and_saves_its_prompt(tmp_path):
+    from sparring.lm.local import LocalModel
+
+    full = collect_turns("scripted:planner", 2, seed=4, days=1)
+    compact = collect_turns("scripted:planner", 2, seed=4, days=1, prompt="compact")
+    assert 0 < len(compact) < len(full) and all("Legal actions" not in s.turn.text for s in compact)
+    assert all(s.turn.lines[0] == "wait" for s in compact)
+    cfg = DistillConfig(
+        episodes=2, held_out=0.5, steps=2, batch_size=4, vocab=300, hidden=32, layers=1, heads=2, intermediate=64
+    )
+    out = str(tmp_path / "compact")
+    distill(out, DistillConfig(**{**cfg.__dict__, "prompt": "compact"}), days=1)
+    with open(os.path.join(out, "sparring.json"), encoding="utf-8") as f:
+        assert json.load(f)["prompt"] == "compact"
+    assert LocalModel(out).prompt == "compact" and LineScorer(LocalModel(out)).prompt == "compact"
+    with pytest.raises(ValueError, match="prompt"):
+        DistillConfig(prompt="short")

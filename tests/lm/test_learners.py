@@ -59,3 +59,12 @@ def test_a_duel_learner_plays_against_the_envs_opponent_to_the_end(duel_model):
     assert out.success[:, 0].tolist() == (batch.records["metrics"][:, 0] > 0.5).tolist()  # the win metric
     with pytest.raises(ValueError, match=r"duel plays seat\(s\) \['opponent'\] itself"):
         learners_env(1, 0, [1], "duel")
+
+
+def test_compact_learners_decide_only_where_a_walk_does_not_go_on(town_model):
+    scorer = LineScorer(*_load(town_model[0]), prompt="compact")
+    batch = learners_env(3, 7, [0], goal="gathering", days=1)
+    out = play_learners([scorer], batch, [0], 1.0, np.random.default_rng(2), turns=16)
+    assert out.kept[0] > 0 and len(out.turns[0]) == out.decisions[0]
+    assert out.decisions[0] + out.kept[0] == 3 * 16  # every standing character's turn: decided or kept
+    assert all(scorer.tokenizer.decode(t.prompt).count("Legal actions") == 0 for t in out.turns[0])

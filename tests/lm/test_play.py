@@ -42,3 +42,10 @@ def test_play_duel_with_a_local_model_against_the_robot(duel_model):
     player, opponent = report.seats
     assert player.episodes == 2 and player.brain.startswith("local:") and opponent.brain == "the env's own"
     assert report.brains[player.brain]["turns"] > 0 and report.brains[player.brain]["fallbacks"] == 0
+
+
+def test_play_town_in_the_compact_prompt_and_bfloat16(town_model):
+    report = play_brains([f"local:{town_model[0]}", "scripted"], episodes=1, prompt="compact", dtype="bfloat16", days=1)
+    brain = report.brains[f"local:{town_model[0]}"]
+    assert brain["turns"] > brain["kept"] > 0 and brain["fallbacks"] == 0
+    assert report.seats[0].episodes == 1 and "went on undecided" in report.text()

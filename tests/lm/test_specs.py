@@ -64,3 +64,40 @@ def test_choice_brain_plays_legal_actions(town, town_model):
     acts = brain.act(town, np.arange(town.rows))
     assert all(batch.allows(i, a) for i, a in enumerate(acts))
     assert brain.stats.turns == town.rows and brain.stats.parsed == town.rows
+
+
+def test_a_compact_turn_is_the_brief_answered_by_the_lines_words(town):
+    from sparring.envs.town.text import TownText
+
+    full = turn(town.env_cls, town.records[1], town.config, 2)
+    compact = turn(town.env_cls, town.records[1], town.config, 2, "compact")
+    assert compact.text == TownText.brief(town.records[1], town.config, 2) and "Legal actions" not in compact.text
+    assert compact.actions == full.actions and compact.lines[0] == "wait" and full.lines[0] == "0: wait"
+    with pytest.raises(ValueError, match=r"prompt must be one of \('full', 'compact'\), got 'short'"):
+        turn(town.env_cls, town.records[1], town.config, 2, "short")
+
+
+def test_a_compact_choice_brain_lets_walks_go_on_undecided(town_model):
+    from sparring.envs.town.text import TownText
+
+    town = sparring.make("town", num_envs=2, seed=5, days=1, autoreset=False)
+    compact = make_brain(f"local:{town_model[0]}", town, prompt="compact")
+    full = make_brain(f"local:{town_model[0]}", town)
+    assert compact.scorer.prompt == "compact" and full.scorer.prompt == "full"  # the distilled model records full
+    rows, previous = np.arange(town.rows), None
+    for _ in range(12):
+        goes_on = np.zeros(town.rows, bool)
+        if previous is not None:
+            goes_on = np.array(
+                [TownText.continues(town.records[r // 8], town.config, r % 8, previous[r]) for r in rows]
+            )
+        before = compact.stats.kept
+        acts = compact.act(town, rows)
+        assert all(Observations.from_env(town, rows).allows(i, a) for i, a in enumerate(acts))
+        assert compact.stats.kept - before == goes_on.sum()
+        assert previous is None or (acts[goes_on] == previous[goes_on]).all()
+        full.act(town, rows)
+        town.step(acts)
+        previous = acts.copy()
+    assert compact.stats.kept > 0 and full.stats.kept == 0
+    assert compact.stats.turns == full.stats.turns == compact.stats.kept + compact.stats.parsed

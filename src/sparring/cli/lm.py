@@ -16,6 +16,7 @@ import sys
 from sparring.cli.overrides import env_overrides
 import sparring.cli.values as values
 from sparring.cli.values import count
+from sparring.lm.text_brain import PROMPTS
 
 TEXT_LIMIT = 1 << 30
 """Largest --text file build-lm reads, in bytes."""
@@ -164,6 +165,8 @@ def play_brains(args, env_config: dict) -> int:
             num_envs=args.num_envs,
             progress=progress,
             temperature=args.temperature,
+            prompt=args.prompt,
+            dtype=args.dtype,
             **env_config,
         )
     print(report.text())
@@ -189,6 +192,18 @@ def add_brain_args(p: argparse.ArgumentParser) -> None:
         "them; 0: the most likely line)",
     )
     p.add_argument("--threads", type=values.threads(), help="with --brain: torch CPU threads (default: torch's)")
+    p.add_argument(
+        "--prompt",
+        choices=PROMPTS,
+        help="with --brain: how local models get their turns: full (the view and the legal lines listed) or "
+        "compact (fewer words; a walk in progress goes on undecided); default: the one the model was trained with",
+    )
+    p.add_argument(
+        "--dtype",
+        choices=("float32", "bfloat16"),
+        help="with --brain: local models' weights in this type (default float32; bfloat16 is about twice as fast "
+        "on a CPU with bf16 units)",
+    )
     p.add_argument(
         "--record",
         metavar="DIR",

@@ -12,7 +12,8 @@ the closest words) and reports an answer it cannot map instead of guessing;
 scripted teacher's, for distillation). Optional hooks give language-model
 training what it needs without knowing the env: ``acting`` (whether a seat
 decides now), ``success`` (the per-seat figure reported with intervals),
-``progress`` (the opt-in GRPO shaping, in [0, 1]), ``goals``/``set_goal`` (a goal
+``progress`` (the opt-in GRPO shaping, in [0, 1]), ``brief`` and ``continues`` (the
+compact prompt of small local models: fewer words, fewer decisions), ``goals``/``set_goal`` (a goal
 a seat can be given), ``configure`` (the env config under which the learning
 seats act from outside and the rest are played by the env where it can).
 
@@ -72,6 +73,12 @@ class TextFace:
         """What seat ``agent`` sees in record ``s``, in words."""
         raise NotImplementedError
 
+    @classmethod
+    def brief(cls, s, cfg, agent: int) -> str:
+        """The seat's view in fewer words, for the compact prompt of small local models (same facts, fewer
+        tokens): :meth:`describe` by default."""
+        return cls.describe(s, cfg, agent)
+
     @staticmethod
     def lines(s, cfg, agent: int) -> list[Line]:
         """Seat ``agent``'s legal actions, each allowed by the env's mask; never empty while the seat acts."""
@@ -91,6 +98,12 @@ class TextFace:
         lines = cls.lines(s, cfg, agent)
         agree = [sum(a == b for a, b in zip(line.action, action)) for line in lines]
         return int(np.argmax(agree))
+
+    @staticmethod
+    def continues(s, cfg, agent: int, action) -> bool:
+        """Whether seat ``agent``'s previous ``action`` (one value per head) goes on now without a new decision,
+        in the compact prompt (town: a walk on the road); False by default: every turn is decided."""
+        return False
 
     @staticmethod
     def acting(s, cfg, agent: int) -> bool:

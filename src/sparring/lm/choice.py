@@ -3,8 +3,10 @@
 Free generation can answer anything; a game turn has a short list of legal
 answers. :class:`LineScorer` scores every candidate line (its tokens and the
 end-of-turn token) after one prompt in a single packed forward pass: the
-prompt once, then every candidate, each attending to the prompt and to itself
-only, its positions restarting where the prompt ends. The policy over the
+prompt once, then the candidates as a token trie (:func:`line_trie`: a prefix
+several lines share, such as "offer 1 bread to Ben for", is read once), each
+token attending to the prompt and to its own line's earlier tokens only, its
+positions restarting where the prompt ends. The policy over the
 legal lines is ``softmax(scores / temperature)``: fast, differentiable (GRPO
 trains it) and never unparseable.
 
@@ -22,7 +24,7 @@ import dataclasses
 
 import numpy as np
 
-from sparring.lm.text_brain import DEFAULT_SYSTEM
+from sparring.lm.text_brain import PROMPTS, SYSTEMS
 
 
 @dataclasses.dataclass
@@ -33,26 +35,36 @@ class Packed:
     position_ids: object  # LongTensor [B, T]
     mask: object  # BoolTensor [B, 1, T, T]: True where a query may attend a key
     source: tuple  # (batch index, position) whose next-token logits predict each candidate token
-    target: object  # LongTensor [N]: the candidate tokens
-    owner: object  # LongTensor [N]: which candidate (flat over the batch) each token belongs to
+    target: object  # LongTensor [N]: the candidates' tokens, each shared prefix once (a trie's nodes)
+    owner: object  # LongTensor [M]: which candidate (flat over the batch) each of ``node``'s tokens counts for
+    node: object  # LongTensor [M]: the scored token (an index into ``target``) of each ``owner`` entry
     counts: list[int]  # candidates per prompt
-    prefix: int = 0  # tokens of the shared head every prompt starts with (read from the head's keys and values)
+    prefix: int  # tokens of the shared head every prompt starts with (read from the head's keys and values)
 
 
 class LineScorer:
     """Log-likelihoods of candidate lines after chat prompts, from a causal LM and its tokenizer.
 
     ``model`` is a causal LM (with ``tokenizer``) or a :class:`~sparring.lm.local.LocalModel`
-    (its model and tokenizer). ``share_prefix`` reads the chat template's head once per
-    pass instead of once per prompt (scores equal within float tolerance); False is the
-    plain packed pass.
+    (its model and tokenizer). ``prompt`` (one of :data:`~sparring.lm.text_brain.PROMPTS`)
+    is how the scorer's users put turns to the model (default: a LocalModel's recorded
+    one, else "full"); it picks the system prompt unless ``system`` is given.
+    ``share_prefix`` reads the chat template's head once per pass instead of once per
+    prompt (scores equal within float tolerance); False is the plain packed pass.
     """
 
-    def __init__(self, model, tokenizer=None, system: str = DEFAULT_SYSTEM, share_prefix: bool = True):
+    def __init__(
+        self, model, tokenizer=None, system: str | None = None, share_prefix: bool = True, prompt: str | None = None
+    ):
         import torch
 
         from sparring.lm.model_spec import context_of
 
+        prompt = prompt or getattr(model, "prompt", None) or "full"
+        if prompt not in PROMPTS:
+            raise ValueError(f"prompt must be one of {PROMPTS}, got {prompt!r}")
+        self.prompt = prompt
+        system = SYSTEMS[prompt] if system is None else system
         if tokenizer is None:
             if not hasattr(model, "tokenizer"):
                 raise ValueError("LineScorer needs a tokenizer with a model (or a LocalModel, which has one)")
@@ -114,31 +126,29 @@ class LineScorer:
             head = self.head()
             if head and all(len(p) > len(head) and p[: len(head)] == head for p in prompts):
                 h = len(head)
-        lengths = [len(p) - h + sum(len(c) for c in cands) for p, cands in zip(prompts, candidates)]
+        tries = [line_trie(cands) for cands in candidates]
+        lengths = [len(p) - h + len(trie.tokens) for p, trie in zip(prompts, tries)]
         b, t = len(prompts), max(lengths)
         ids = np.zeros((b, t), np.int64)
         pos = np.zeros((b, t), np.int64)
-        seg = np.full((b, t), -2, np.int64)  # -1: prompt, k: candidate k, -2: padding
-        src_b, src_p, target, owner = [], [], [], []
+        allowed = np.zeros((b, t, t), np.bool_)  # query, key
+        src_b, src_p, target, owner, node = [], [], [], [], []
         flat = 0
-        for i, (p, cands) in enumerate(zip(prompts, candidates)):
-            n = len(p)
-            ids[i, : n - h], pos[i, : n - h], seg[i, : n - h] = p[h:], np.arange(h, n), -1
-            at = n - h
-            for k, c in enumerate(cands):
-                m = len(c)
-                ids[i, at : at + m], pos[i, at : at + m], seg[i, at : at + m] = c, np.arange(n, n + m), k
-                src_b += [i] * m
-                src_p += [n - h - 1] + list(range(at, at + m - 1))
-                target += c
-                owner += [flat + k] * m
-                at += m
-            flat += len(cands)
-        seg_t = torch.from_numpy(seg)
-        causal = torch.ones(t, t, dtype=torch.bool).tril()
-        q, k = seg_t[:, :, None], seg_t[:, None, :]
-        mask = causal & (k != -2) & ((k == -1) | (k == q))
-        mask |= torch.eye(t, dtype=torch.bool) & (q == -2)  # padding attends to itself: no empty softmax rows
+        for i, (p, trie) in enumerate(zip(prompts, tries)):
+            n, m = len(p) - h, len(trie.tokens)
+            ids[i, :n], pos[i, :n] = p[h:], np.arange(h, len(p))
+            ids[i, n : n + m], pos[i, n : n + m] = trie.tokens, len(p) + trie.depth
+            allowed[i, :, :n] = True  # every token sees the prompt (causality is applied below)
+            allowed[i, n : n + m, n : n + m] = trie.ancestors  # a line's token sees its own line only
+            allowed[i, np.arange(n + m, t), np.arange(n + m, t)] = True  # padding sees itself: no empty softmax
+            src_b += [i] * m
+            src_p += [n - 1 if q < 0 else n + q for q in trie.parent]
+            target += trie.tokens
+            for k, path in enumerate(trie.paths):
+                owner += [flat + k] * len(path)
+                node += [len(target) - m + q for q in path]
+            flat += len(trie.paths)
+        mask = torch.from_numpy(allowed) & torch.ones(t, t, dtype=torch.bool).tril()
         if h:  # every query also attends to the whole head
             mask = torch.cat([torch.ones(b, t, h, dtype=torch.bool), mask], 2)
         return Packed(
@@ -148,6 +158,7 @@ class LineScorer:
             (torch.tensor(src_b), torch.tensor(src_p)),
             torch.tensor(target),
             torch.tensor(owner),
+            torch.tensor(node, dtype=torch.long),
             [len(c) for c in candidates],
             h,
         )
@@ -169,7 +180,7 @@ class LineScorer:
         if cap:  # Gemma 2/3 squash their logits in the model's forward: so must we
             logits = torch.tanh(logits / cap) * cap
         token_lp = torch.log_softmax(logits.float(), -1).gather(1, packed.target[:, None])[:, 0]
-        total = torch.zeros(sum(packed.counts), dtype=token_lp.dtype).index_add(0, packed.owner, token_lp)
+        total = torch.zeros(sum(packed.counts), dtype=token_lp.dtype).index_add(0, packed.owner, token_lp[packed.node])
         return list(torch.split(total, packed.counts))
 
     def _body(self):
@@ -228,6 +239,47 @@ class LineScorer:
                 out[i] = s
             start = end
         return out
+
+
+@dataclasses.dataclass
+class LineTrie:
+    """A prompt's candidate lines as a token trie: a prefix shared by several lines is one set of nodes.
+
+    ``tokens[q]`` is node q's token, ``parent[q]`` its parent node (-1: it follows the
+    prompt), ``depth[q]`` its distance from the prompt (0 for the first token of a
+    line), ``ancestors[q, r]`` whether node r is q or one of its ancestors, and
+    ``paths[k]`` the nodes of candidate k in order.
+    """
+
+    tokens: list[int]
+    parent: list[int]
+    depth: np.ndarray
+    ancestors: np.ndarray
+    paths: list[list[int]]
+
+
+def line_trie(candidates: list[list[int]]) -> LineTrie:
+    """The token trie of one prompt's candidates (a candidate is its token ids, end token included)."""
+    tokens, parent, depth, paths = [], [], [], []
+    children: dict[tuple[int, int], int] = {}  # (parent node, token) -> node
+    for cand in candidates:
+        at, path = -1, []
+        for tok in cand:
+            key = (at, tok)
+            if key not in children:
+                children[key] = len(tokens)
+                tokens.append(tok)
+                parent.append(at)
+                depth.append(0 if at < 0 else depth[at] + 1)
+            at = children[key]
+            path.append(at)
+        paths.append(path)
+    m = len(tokens)
+    ancestors = np.eye(m, dtype=np.bool_)
+    for q in range(m):  # parents come before their children: each row extends its parent's
+        if parent[q] >= 0:
+            ancestors[q] |= ancestors[parent[q]]
+    return LineTrie(tokens, parent, np.asarray(depth, np.int64), ancestors, paths)
 
 
 def _cache_kwarg(body) -> str:

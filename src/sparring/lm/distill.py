@@ -36,7 +36,8 @@ from sparring.kit.progress import silent
 from sparring.kit.text import require_face
 from sparring.lm.learners import give_goal, learners_env
 from sparring.lm.model import ModelSize
-from sparring.lm.specs import DEFAULT_NOISE, Turn, make_brain, turn
+from sparring.lm.specs import DEFAULT_NOISE, Continuing, Turn, make_brain, turn
+from sparring.lm.text_brain import PROMPTS
 from sparring.players.noisy import NoisyPlayer
 
 
@@ -139,6 +140,9 @@ class DistillConfig:
     the training turns, and training goes on for ``dagger_steps`` more steps."""
     dagger_episodes: int = ranged(32, 1, COUNT_MAX)
     dagger_steps: int = ranged(200, 1, COUNT_MAX)
+    prompt: str = choices("full", PROMPTS)
+    """How turns are put to the model (:func:`sparring.lm.specs.turn`): full, or compact (fewer tokens; a walk in
+    progress goes on undecided, and those turns are not recorded); saved with the model, which plays in it."""
 
     def __post_init__(self):
         check_knobs(self, "distill")
@@ -175,12 +179,13 @@ def collect_turns(
     progress=None,
     labels: str = "teacher",
     actor=None,
+    prompt: str = "full",
     **config,
 ) -> list[Sample]:
     """Seat 0's turns in ``episodes`` episodes, played by the teacher or by ``actor`` (a player: DAgger's
     student), each labelled with the line of the teacher's action (``labels="teacher"``) or of a noisy scripted
     teacher's plan (``"plan"``); ``progress`` (a :class:`~sparring.kit.progress.Progress`) counts the episodes
-    and the turns."""
+    and the turns. In the ``prompt`` "compact" a walk in progress goes on (whoever plays) and is not recorded."""
     progress = progress or silent()
     batch = learners_env(min(num_envs, episodes), seed, [LEARNER], env, goal, **config)
     cls, cfg = batch.env_cls, batch.config
@@ -194,6 +199,7 @@ def collect_turns(
     plan = brain.inner if labels == "plan" else None  # deterministic: the teacher's plan
     samples: list[Sample] = []
     done = 0
+    continuing = Continuing()
     progress.start(episodes, unit="episode")
     while done < episodes:
         playing = min(batch.num_envs, episodes - done)
@@ -210,7 +216,13 @@ def collect_turns(
                 actions[rows] = chosen
                 for e, a in zip(envs, label):
                     s = batch.records[e]
-                    samples.append(Sample(turn(cls, s, cfg, LEARNER), face.line_of(s, cfg, LEARNER, a), done + e))
+                    going = continuing.kept(face, s, cfg, LEARNER, e) if prompt == "compact" else None
+                    if going is not None:
+                        actions[e * batch.num_agents + LEARNER] = going
+                    else:
+                        sample = Sample(turn(cls, s, cfg, LEARNER, prompt), face.line_of(s, cfg, LEARNER, a), done + e)
+                        samples.append(sample)
+                    continuing.took(e, s, actions[e * batch.num_agents + LEARNER])
             batch.step(actions)
             progress.update(done + int(batch.done[:playing].sum()), {"turns": len(samples)})
         done += playing
@@ -299,7 +311,7 @@ def student_turns(scorer, cfg: DistillConfig, round_: int, env: str = "town", pr
 
     with tempfile.TemporaryDirectory() as tmp:  # the student as a player: a copy of it, saved and loaded
         folder = save_model_folder(scorer.model, scorer.tokenizer, os.path.join(tmp, "student"))
-        student = ChoiceBrain(folder, temperature=1.0, seed=cfg.seed + round_)
+        student = ChoiceBrain(folder, temperature=1.0, seed=cfg.seed + round_, prompt=cfg.prompt)
         seed = cfg.seed + DAGGER_SEED * (round_ + 1)
         return collect_turns(
             cfg.teacher,
@@ -310,6 +322,7 @@ def student_turns(scorer, cfg: DistillConfig, round_: int, env: str = "town", pr
             progress=progress,
             labels=cfg.labels,
             actor=student,
+            prompt=cfg.prompt,
             **env_config,
         )
 
@@ -360,7 +373,15 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
     started = time.perf_counter()
     progress.status(f"recording the teacher's turns ({cfg.teacher})")
     samples = collect_turns(
-        cfg.teacher, cfg.episodes, cfg.seed, env, cfg.goal, progress=progress, labels=cfg.labels, **env_config
+        cfg.teacher,
+        cfg.episodes,
+        cfg.seed,
+        env,
+        cfg.goal,
+        progress=progress,
+        labels=cfg.labels,
+        prompt=cfg.prompt,
+        **env_config,
     )
     test_from = cfg.episodes - max(1, round(cfg.episodes * cfg.held_out))
     train = [s for s in samples if s.episode < test_from]
@@ -400,11 +421,11 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
     if cfg.lora:
         from sparring.lm.lora import save_merged
 
-        save_merged(model, tokenizer, out, info={"distill": report})
+        save_merged(model, tokenizer, out, info={"distill": report, "prompt": cfg.prompt})
     else:
         from sparring.lm.model_spec import save_model
 
-        save_model(model, tokenizer, out, info={"distill": report})
+        save_model(model, tokenizer, out, info={"distill": report, "prompt": cfg.prompt})
     return report
 
 
@@ -421,8 +442,8 @@ def _student(cfg: DistillConfig, train: list[Sample], progress):
         model, tokenizer = load_model(cfg.base), load_tokenizer(cfg.base, cfg.chat_template or None)
         if cfg.lora:
             model = add_lora(model, cfg.lora)
-            return model, tokenizer, LineScorer(model.base_model.model, tokenizer)
-        return model, tokenizer, LineScorer(model, tokenizer)
+            return model, tokenizer, LineScorer(model.base_model.model, tokenizer, prompt=cfg.prompt)
+        return model, tokenizer, LineScorer(model, tokenizer, prompt=cfg.prompt)
     from sparring.lm.model import build_model, train_tokenizer
 
     progress.status(f"training the tokenizer and building the model on {len(train)} turns")
@@ -430,4 +451,4 @@ def _student(cfg: DistillConfig, train: list[Sample], progress):
     model = build_model(
         tokenizer, ModelSize(cfg.hidden, cfg.layers, cfg.heads, cfg.intermediate, cfg.context), cfg.seed
     )
-    return model, tokenizer, LineScorer(model, tokenizer)
+    return model, tokenizer, LineScorer(model, tokenizer, prompt=cfg.prompt)

@@ -42,9 +42,11 @@ from sparring.lm.lora import AdapterOff, add_lora, load_adapter, save_adapter, s
 from sparring.lm.model_spec import load_model, load_tokenizer, resolve, save_model
 from sparring.kit import registry
 from sparring.kit.text import check_goal, require_face
-from sparring.lm.distill import COUNT_MAX, check_knobs, ranged
+from sparring.lm.distill import COUNT_MAX, check_knobs, choices, ranged
 from sparring.lm.learners import TurnSample, check_learners, learners_env, play_learners, set_goals
+from sparring.lm.local import recorded_prompt
 from sparring.lm.starts import SPECS, StartStates
+from sparring.lm.text_brain import PROMPTS
 
 DEFAULT_LEARNERS = [0]
 
@@ -95,6 +97,9 @@ class GRPOConfig:
     chat_template: str = ""
     """The prompt format of a base model without a chat template: "plain" or a Jinja file (see
     sparring.lm.model_spec); empty: the model's own."""
+    prompt: str = choices("", ("", *PROMPTS))
+    """How turns are put to the model (:func:`sparring.lm.specs.turn`): full or compact; empty: the one the base
+    model was trained with (its ``sparring.json``), else full. Saved with the trained model."""
     learners: list[int] = dataclasses.field(default_factory=lambda: list(DEFAULT_LEARNERS))
     """The learning seats, each played by its own copy of the model with its own optimizer (the env plays what
     it can of the rest)."""
@@ -210,6 +215,7 @@ class Run:
 
         for learner in learners:
             model, info = learner.policy, {"grpo": {**state, "character": learner.character}}
+            info["prompt"] = learner.scorer.prompt
             if hasattr(model, "merge_and_unload"):  # a peft model: its adapters; model/ a plain folder on request
                 save_adapter(model, self.adapter_of(learner.character), overwrite=True)
                 if merged:
@@ -269,18 +275,18 @@ def _load(spec: str, chat_template: str = ""):
     return load_model(spec), load_tokenizer(spec, chat_template or None)
 
 
-def _learner(character: int, policy, tok, cfg: GRPOConfig, ref_scorer):
-    """A :class:`Learner` around ``policy`` (a peft model in a LoRA run) with a fresh optimizer; its KL reference
-    is the adapters switched off (LoRA) or ``ref_scorer``, the base."""
+def _learner(character: int, policy, tok, cfg: GRPOConfig, ref_scorer, prompt: str):
+    """A :class:`Learner` around ``policy`` (a peft model in a LoRA run) with a fresh optimizer, putting turns in
+    ``prompt``; its KL reference is the adapters switched off (LoRA) or ``ref_scorer``, the base."""
     import torch
 
     from sparring.lm.choice import LineScorer
 
     if cfg.lora:  # the scorer reads the model whose layers peft injected; the base is the reference
-        scorer = LineScorer(policy.base_model.model, tok)
+        scorer = LineScorer(policy.base_model.model, tok, prompt=prompt)
         ref = AdapterOff(policy, scorer) if cfg.kl > 0 else None
     else:
-        scorer, ref = LineScorer(policy, tok), ref_scorer
+        scorer, ref = LineScorer(policy, tok, prompt=prompt), ref_scorer
     opt = torch.optim.AdamW([p for p in policy.parameters() if p.requires_grad], lr=cfg.lr, weight_decay=0.0)
     return Learner(character, policy, scorer, ref, opt)
 
@@ -395,11 +401,13 @@ def grpo(
         for _ in characters:
             policy, tok = _load(base, cfg.chat_template)
             policies.append(add_lora(policy, cfg.lora) if cfg.lora else policy)
+    given = cfg.prompt or (saved.get("prompt", "") if resume else "")  # a resumed run goes on in its prompt
+    prompt = given or recorded_prompt(base if os.path.isdir(base) else os.path.dirname(base)) or "full"
     ref_scorer = None
     if cfg.kl > 0 and not cfg.lora:
         progress.status("loading the reference model (the base, for the KL penalty)")
-        ref_scorer = LineScorer(_load(base, cfg.chat_template)[0], tok)  # frozen: one copy serves every learner
-    learners = [_learner(c, policy, tok, cfg, ref_scorer) for c, policy in zip(characters, policies)]
+        ref_scorer = LineScorer(_load(base, cfg.chat_template)[0], tok, prompt=prompt)  # one serves every learner
+    learners = [_learner(c, policy, tok, cfg, ref_scorer, prompt) for c, policy in zip(characters, policies)]
     if resume:
         for learner in learners:
             saved = torch.load(run.optimizer_of(learner.character), weights_only=True, map_location="cpu")
@@ -475,5 +483,5 @@ def grpo(
         progress.update(it + 1, figures, fraction=min(1.0, max((it + 1) / cfg.iterations, minutes)))
         progress.status(f"iteration {it + 1}: saving the model and metrics")
         state = {"base": base, "iteration": it + 1, "env": env, "env_config": env_config}
-        run.save(learners, tok, {**state, "config": dataclasses.asdict(cfg)}, history, cfg.merged)
+        run.save(learners, tok, {**state, "config": {**dataclasses.asdict(cfg), "prompt": prompt}}, history, cfg.merged)
     return history

@@ -21,7 +21,7 @@ from sparring.kit.batch import BatchedEnv
 from sparring.kit.config import make_config
 from sparring.kit.text import check_goal, require_face
 from sparring.lm.choice import LineScorer, choose_lines
-from sparring.lm.specs import turn
+from sparring.lm.specs import Continuing, turn
 from sparring.players import RandomPlayer, ScriptedPlayer
 
 
@@ -54,6 +54,8 @@ class LearnersRollout:
     """Per learner, turns whose prompt did not fit its model's context (the first legal line was taken)."""
     decisions: np.ndarray
     """Per learner, turns it was asked to play (unfit ones included)."""
+    kept: np.ndarray
+    """Per learner, turns whose previous action went on undecided (the compact prompt's ``continues``)."""
     seconds: float
 
 
@@ -141,21 +143,30 @@ def play_learners(
     n, agents = batch.num_envs, batch.num_agents
     fill, outside = filler(batch, learners)
     samples: list[list[TurnSample]] = [[] for _ in learners]
-    unfit, decisions = np.zeros(len(learners), np.int64), np.zeros(len(learners), np.int64)
+    unfit, decisions, kept = (np.zeros(len(learners), np.int64) for _ in range(3))
     tokens = ticks = 0
     best = np.zeros((n, len(learners)))
+    continuing = Continuing()
     while not batch.done.all() and (turns <= 0 or ticks < turns):
         actions = np.zeros((batch.rows, len(batch.heads.sizes)), np.int32)
         for j, (c, brain) in enumerate(zip(learners, brains)):
             envs = [e for e in range(n) if not batch.done[e] and face.acting(batch.records[e], cfg, c)]
             if not envs:
                 continue
-            decisions[j] += len(envs)
             if not isinstance(brain, LineScorer):
+                decisions[j] += len(envs)
                 rows = np.array([e * agents + c for e in envs], np.int64)
                 actions[rows] = brain.act(batch, rows)
                 continue
-            ts = [turn(cls, batch.records[e], cfg, c) for e in envs]
+            if brain.prompt == "compact":  # a walk in progress goes on undecided
+                going = {e: continuing.kept(face, batch.records[e], cfg, c, (e, c)) for e in envs}
+                for e, action in going.items():
+                    if action is not None:
+                        actions[e * agents + c] = action
+                kept[j] += sum(a is not None for a in going.values())
+                envs = [e for e in envs if going[e] is None]
+            decisions[j] += len(envs)
+            ts = [turn(cls, batch.records[e], cfg, c, brain.prompt) for e in envs]
             picked = choose_lines(brain, [t.text for t in ts], [t.lines for t in ts], temperature, rng, batch_size)
             tokens += picked.tokens
             for i, (e, t, k) in enumerate(zip(envs, ts, picked.index)):
@@ -168,12 +179,17 @@ def play_learners(
             rows = np.array([e * agents + a for e in range(n) if not batch.done[e] for a in fill], np.int64)
             if rows.size:
                 actions[rows] = outside.act(batch, rows)
+        for e in range(n):
+            for c in learners:
+                continuing.took((e, c), batch.records[e], actions[e * agents + c])
         batch.step(actions)
         ticks += 1
         best = np.maximum(best, [[face.progress(s, cfg, c) for c in learners] for s in batch.records])
     success = np.array([[face.success(cls, s, cfg, c) for c in learners] for s in batch.records], np.float64)
     returns = batch.records["ep_return"][:, learners].astype(np.float64)
-    return LearnersRollout(samples, success, returns, best, tokens, unfit, decisions, time.perf_counter() - started)
+    return LearnersRollout(
+        samples, success, returns, best, tokens, unfit, decisions, kept, time.perf_counter() - started
+    )
 
 
 def evaluate_learners(
@@ -189,20 +205,21 @@ def evaluate_learners(
     **config,
 ) -> list[dict]:
     """Success of each learner (played by its brain, all in the same envs) over ``episodes`` full episodes with
-    fixed seeds, with 95% Wilson intervals, mean return, tokens and decisions per second: one dict per learner."""
+    fixed seeds, with 95% Wilson intervals, mean return, tokens, model decisions and turns (decided or kept) per
+    second: one dict per learner."""
     from sparring.kit.stats import wilson_interval
 
     rng = np.random.default_rng(seed)
     wins = np.zeros(len(learners), np.int64)
     returns = np.zeros(len(learners))
-    unfit, decisions = np.zeros(len(learners), np.int64), np.zeros(len(learners), np.int64)
+    unfit, decisions, kept = (np.zeros(len(learners), np.int64) for _ in range(3))
     tokens, seconds = 0, 0.0
     for start in range(0, episodes, num_envs):
         batch = learners_env(min(num_envs, episodes - start), seed + start, learners, env, goal, **config)
         out = play_learners(brains, batch, learners, temperature, rng, 0, batch_size, keep=False)
         wins += out.success.sum(axis=0).astype(np.int64)
         returns += out.returns.sum(axis=0)
-        unfit, decisions = unfit + out.unfit, decisions + out.decisions
+        unfit, decisions, kept = unfit + out.unfit, decisions + out.decisions, kept + out.kept
         tokens, seconds = tokens + out.tokens, seconds + out.seconds
     results = []
     for j, c in enumerate(learners):
@@ -217,6 +234,8 @@ def evaluate_learners(
                 "mean_return": float(returns[j] / episodes),
                 "tokens_per_s": tokens / max(seconds, 1e-9),
                 "decisions_per_s": int(decisions.sum()) / max(seconds, 1e-9),
+                "turns_per_s": int(decisions.sum() + kept.sum()) / max(seconds, 1e-9),
+                "kept_turns": int(kept[j]),
                 "unfit_turns": int(unfit[j]),
                 "seconds": seconds,
             }

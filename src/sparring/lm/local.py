@@ -24,6 +24,19 @@ class Completion:
     finish_reason: str
 
 
+def recorded_prompt(folder: str) -> str | None:
+    """The prompt (see :data:`~sparring.lm.text_brain.PROMPTS`) a model folder was trained with, from its
+    ``sparring.json`` (written by distill and GRPO), or None."""
+    import json
+
+    path = os.path.join(folder, "sparring.json")
+    if not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        info = json.load(f)
+    return info.get("prompt") if isinstance(info, dict) else None
+
+
 class LocalModel:
     """Tokenizer + causal LM loaded from a model spec; :meth:`chat` answers a batch of conversations.
 
@@ -34,7 +47,8 @@ class LocalModel:
     that type; the default float32 keeps scores exact. Calls are serialised by a
     lock, so one instance may be shared by threads (the server's request handlers);
     two CPU-bound generations at once would only slow each other down. ``threads``,
-    when given, sets torch's CPU threads for the whole process.
+    when given, sets torch's CPU threads for the whole process. ``prompt`` is the way
+    of putting turns the folder records (:func:`recorded_prompt`), or None.
     """
 
     def __init__(
@@ -58,6 +72,7 @@ class LocalModel:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.model = load_model(spec, dtype)
         self.context = context_of(self.model)
+        self.prompt = recorded_prompt(folder)
         self._lock = threading.Lock()
 
     def check_prompt(self, prompt_tokens: int) -> None:

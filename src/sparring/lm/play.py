@@ -62,7 +62,7 @@ class PlayReport:
         for name, s in self.brains.items():
             lines.append(
                 f"brain {name}: {s['turns']} turns, {s['fallbacks']} fallbacks ({s['failed']} failed, "
-                f"{s['unparseable']} unparseable)"
+                f"{s['unparseable']} unparseable)" + (f", {s['kept']} went on undecided" if s.get("kept") else "")
             )
         if self.recording:
             lines.append(f"recorded to {self.recording}")
@@ -72,7 +72,14 @@ class PlayReport:
 def _brain_counts(brain, turns: int) -> dict:
     stats = getattr(brain, "stats", None)  # brains that read no text never fall back
     failed, unparseable = (stats.failed, stats.unparseable) if stats is not None else (0, 0)
-    return {"turns": turns, "fallbacks": failed + unparseable, "failed": failed, "unparseable": unparseable}
+    kept = getattr(stats, "kept", 0)  # turns a compact prompt let go on undecided
+    return {
+        "turns": turns,
+        "fallbacks": failed + unparseable,
+        "failed": failed,
+        "unparseable": unparseable,
+        "kept": kept,
+    }
 
 
 def play_brains(
@@ -84,10 +91,13 @@ def play_brains(
     num_envs: int = 4,
     progress=None,
     temperature: float = 1.0,
+    prompt: str | None = None,
+    dtype: str | None = None,
     **config,
 ) -> PlayReport:
     """Play ``episodes`` episodes with a brain per seat fed from outside; record them to ``record``/ENV.parquet.
-    Local models sample their lines at ``temperature`` (0: the most likely line). ``progress`` (a
+    Local models sample their lines at ``temperature`` (0: the most likely line), put turns in ``prompt``
+    (default: their own) and load in ``dtype`` (default float32). ``progress`` (a
     :class:`~sparring.kit.progress.Progress`) counts the episodes; an interrupted play returns the episodes
     finished so far (the recording keeps them)."""
     from sparring.kit.progress import silent
@@ -106,7 +116,7 @@ def play_brains(
     seats = [int(a) for a in np.flatnonzero(batch.learner_rows[: batch.num_agents])]
     shared: dict[str, object] = {}
     for spec in dict.fromkeys(specs[min(a, len(specs) - 1)] for a in seats):
-        shared[spec] = make_brain(spec, batch, seed, temperature=temperature)
+        shared[spec] = make_brain(spec, batch, seed, temperature=temperature, prompt=prompt, dtype=dtype)
     seat_spec = {a: specs[min(a, len(specs) - 1)] for a in seats}
     names = text.seat_names(cls) if text else cls.seats
     results = [

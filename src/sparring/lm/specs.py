@@ -17,7 +17,7 @@ import numpy as np
 from sparring.kit.batch import BatchedEnv
 from sparring.kit.text import require_face
 from sparring.lm.brains import Observations
-from sparring.lm.text_brain import BrainStats
+from sparring.lm.text_brain import PROMPTS, BrainStats
 from sparring.players.make import check_player, make_player, player_specs
 
 DEFAULT_NOISE = 0.3  # a default teacher's chance of a uniformly random legal action instead of its own
@@ -43,14 +43,19 @@ class Turn:
         return self.actions.index(tuple(int(v) for v in np.atleast_1d(action)))
 
 
-def turn(env_cls, s, cfg, agent: int) -> Turn:
-    """Seat ``agent``'s turn in record ``s``: the face's ``describe`` + its legal lines, and those lines."""
+def turn(env_cls, s, cfg, agent: int, prompt: str = "full") -> Turn:
+    """Seat ``agent``'s turn in record ``s``, in one of :data:`PROMPTS`: "full" is the face's ``describe`` and
+    its legal lines listed as ``"<label>: <words>"`` (the lines answered); "compact" is the face's ``brief`` alone,
+    answered by the lines' words (a choosing brain scores every legal line, so listing them only costs tokens)."""
     face = require_face(env_cls)
     lines = face.lines(s, cfg, agent)
+    actions = [x.action for x in lines]
+    if prompt == "compact":
+        return Turn(face.brief(s, cfg, agent), actions, [line.words for line in lines])
+    if prompt != "full":
+        raise ValueError(f"prompt must be one of {PROMPTS}, got {prompt!r}")
     texts = [line.text(i) for i, line in enumerate(lines)]
-    return Turn(
-        face.describe(s, cfg, agent) + "\nLegal actions:\n" + "\n".join(texts), [x.action for x in lines], texts
-    )
+    return Turn(face.describe(s, cfg, agent) + "\nLegal actions:\n" + "\n".join(texts), actions, texts)
 
 
 def prompt_text(env: BatchedEnv, index: int, agent: int) -> str:
@@ -65,24 +70,50 @@ def parse(answer: str, batch: Observations, i: int):
     return face.parse(answer, env.records[row // env.num_agents], env.config, row % env.num_agents).action
 
 
+class Continuing:
+    """Each seat's last action and its tick, so that in the compact prompt an action the face says
+    :meth:`~sparring.kit.text.TextFace.continues` goes on without asking the model (one decision fewer).
+
+    Seats are keyed by anything hashable (a row of a batch); an action is kept only on the tick right after the
+    one it was taken on, so a reset or a restored state starts deciding again."""
+
+    def __init__(self):
+        self._last: dict = {}
+
+    def kept(self, face, s, cfg, agent: int, key):
+        """The seat's previous action (a tuple) if it was taken on the tick before and goes on now, else None."""
+        last = self._last.get(key)
+        if last is not None and last[0] == int(s["tick"]) - 1 and face.continues(s, cfg, agent, last[1]):
+            return last[1]
+        return None
+
+    def took(self, key, s, action) -> None:
+        """Note that seat ``key`` acts ``action`` on record ``s``'s tick."""
+        self._last[key] = (int(s["tick"]), tuple(int(v) for v in np.atleast_1d(action)))
+
+
 class ChoiceBrain:
     """A local model that picks one legal line per turn by scoring them all (never unparseable).
 
     ``temperature`` 0 takes the most likely line; above 0 it samples from
     ``softmax(scores / temperature)``. A prompt too long for the model's context
-    takes the first legal line and counts as failed.
+    takes the first legal line and counts as failed. ``prompt`` is one of
+    :data:`PROMPTS` (default: the one the model was trained with, "full" for a model
+    without a record of it); in "compact" a walk in progress goes on undecided
+    (:class:`Continuing`).
     """
 
-    def __init__(self, model, temperature: float = 0.0, seed: int = 0, batch_size: int = 16):
+    def __init__(self, model, temperature: float = 0.0, seed: int = 0, batch_size: int = 16, prompt: str | None = None):
         from sparring.lm.choice import LineScorer
         from sparring.lm.local import LocalModel
 
         if temperature < 0 or batch_size < 1:
             raise ValueError(f"need temperature >= 0 and batch_size >= 1, got {temperature}, {batch_size}")
         self.local = model if isinstance(model, LocalModel) else LocalModel(model)
-        self.scorer = LineScorer(self.local.model, self.local.tokenizer)
+        self.scorer = LineScorer(self.local, prompt=prompt)
         self.temperature, self.batch_size = float(temperature), int(batch_size)
         self._rng = np.random.default_rng(seed)
+        self._continuing = Continuing()
         self.name = f"local:{self.local.folder}"
         self.stats = BrainStats()
 
@@ -91,16 +122,28 @@ class ChoiceBrain:
         from sparring.lm.choice import choose_lines
 
         rows = np.asarray(rows, np.int64)
-        turns = [turn(env.env_cls, env.records[r // env.num_agents], env.config, int(r) % env.num_agents) for r in rows]
+        face, cfg, prompt = require_face(env.env_cls), env.config, self.scorer.prompt
+        out = np.zeros((len(rows), len(env.heads.sizes)), np.int32)
+        asked, turns = [], []
+        for i, r in enumerate(rows):
+            s, agent = env.records[r // env.num_agents], int(r) % env.num_agents
+            kept = self._continuing.kept(face, s, cfg, agent, int(r)) if prompt == "compact" else None
+            if kept is not None:
+                out[i] = kept
+            else:
+                asked.append(i)
+                turns.append(turn(env.env_cls, s, cfg, agent, prompt))
         picked = choose_lines(
             self.scorer, [t.text for t in turns], [t.lines for t in turns], self.temperature, self._rng, self.batch_size
         )
-        out = np.zeros((len(rows), len(env.heads.sizes)), np.int32)
-        for i, (t, k) in enumerate(zip(turns, picked.index)):
+        for i, t, k in zip(asked, turns, picked.index):
             out[i] = t.actions[max(k, 0)]
+        for i, r in enumerate(rows):
+            self._continuing.took(int(r), env.records[r // env.num_agents], out[i])
         self.stats.turns += len(rows)
+        self.stats.kept += len(rows) - len(asked)
         self.stats.failed += picked.index.count(-1)
-        self.stats.parsed += len(rows) - picked.index.count(-1)
+        self.stats.parsed += len(asked) - picked.index.count(-1)
         self.stats.prompt_tokens += picked.tokens
         return out
 
@@ -134,16 +177,29 @@ def check_brain(spec: str, env_cls) -> str:
     return spec
 
 
-def make_brain(spec: str, env: BatchedEnv, seed: int = 0, greedy: bool = False, temperature: float = 1.0):
+def make_brain(
+    spec: str,
+    env: BatchedEnv,
+    seed: int = 0,
+    greedy: bool = False,
+    temperature: float = 1.0,
+    prompt: str | None = None,
+    dtype: str | None = None,
+):
     """The brain a spec names (see :func:`specs_of`); an OpenAI key, if any, comes from ``$OPENAI_API_KEY``.
 
     Text brains need the env's text face; a local model samples its lines at ``temperature`` (the policy GRPO
-    trains samples at 1; 0 or ``greedy`` takes the most likely line). The rest are
+    trains samples at 1; 0 or ``greedy`` takes the most likely line), puts turns in ``prompt`` (one of
+    :data:`~sparring.lm.text_brain.PROMPTS`; default: the one it was trained with) and loads its weights in
+    ``dtype`` (e.g. "bfloat16", about twice as fast on a CPU with bf16 units; default float32). The rest are
     :func:`sparring.players.make.make_player`'s players (``greedy``: a checkpoint's most likely actions)."""
     spec = check_brain(spec, env.env_cls)
     kind, _, rest = spec.partition(":")
     if kind == "local":
-        return ChoiceBrain(rest, temperature=0.0 if greedy else temperature, seed=seed)
+        from sparring.lm.local import LocalModel
+
+        model = LocalModel(rest, dtype=dtype)
+        return ChoiceBrain(model, temperature=0.0 if greedy else temperature, seed=seed, prompt=prompt)
     if kind == "openai":
         from sparring.lm.openai_brain import OpenAIBrain
 

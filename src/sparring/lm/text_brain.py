@@ -17,6 +17,9 @@ import numpy as np
 from sparring.lm.brains import Observations, TextFn
 
 DEFAULT_SYSTEM = "You play one character in a game. Answer with exactly one of the legal actions listed, nothing else."
+COMPACT_SYSTEM = "You play one character in a game. Answer with your next action, nothing else."
+SYSTEMS = {"full": DEFAULT_SYSTEM, "compact": COMPACT_SYSTEM}  # the system prompt of each way to put a turn
+PROMPTS = tuple(SYSTEMS)  # how a turn is put to a model: see sparring.lm.specs.turn
 # parse(answer, batch, i) -> the action of character i (an int for one head, or one int per head), None if unparseable
 ParseFn = Callable[[str, Observations, int], "int | Sequence[int] | None"]
 
@@ -33,6 +36,8 @@ class BrainStats:
     """Turns without an answer (request errors, timeouts, garbage replies, prompts too long): safe action."""
     unparseable: int = 0
     """Answers the parser could not map to an allowed action: safe action."""
+    kept: int = 0
+    """Turns whose previous action went on without asking the model (the compact prompt's ``continues``)."""
     prompt_tokens: int = 0
     completion_tokens: int = 0
     last_error: str = ""

@@ -76,3 +76,41 @@ def test_gathering_progress_rewards_the_tavern_and_company():
     assert progress(s, 0) == pytest.approx(0.3 + 0.6 * 2 / 3)
     s["goal_done"][0] = 1
     assert progress(s, 0) == 1.0
+
+
+def _at_the_market():
+    env = quiet_town()
+    for a in range(8):
+        place(env, a, MARKET)
+    return env
+
+
+def test_brief_tells_the_same_facts_in_fewer_words():
+    env = _at_the_market()
+    rec, cfg = env.records[0], env.config
+    words = TownText.brief(rec, cfg, 0)
+    assert words.startswith("Ada, day 1 of 3, 06:00, at the market. Needs: fullness good, hydration good")
+    assert "Carry: 10 coins." in words and "Goal (rich): hold 30 coins by the end of day 3." in words
+    assert "Ben (next to you, rich)" in words and "market 0" in words
+    assert len(words) < 0.8 * len(describe(rec, cfg, 0))
+    rec["goods"][0][0] = 2
+    rec["alive"][1] = 0
+    refresh(env)
+    assert "Carry: 10 coins, 2 wheat." in TownText.brief(env.records[0], cfg, 0)
+    assert "fainted" in TownText.brief(env.records[0], cfg, 1)
+
+
+def test_a_walk_on_the_road_goes_on_until_something_changes():
+    env = _at_the_market()
+    go_well = (FIRST[GO_PLACE] + WELL,)
+    assert not TownText.continues(env.records[0], env.config, 0, go_well)  # at the market: a place, decide
+    env.step(np.array([[go_well[0]]] + [[0]] * 7, np.int32))
+    rec = env.records[0]
+    assert "on the road" in describe(rec, env.config, 0)
+    assert TownText.continues(rec, env.config, 0, go_well)
+    assert not TownText.continues(rec, env.config, 0, (0,))  # waiting is decided every turn
+    rec["needs"][0][1] = 0.1  # thirst turns critical
+    assert not TownText.continues(rec, env.config, 0, go_well)
+    rec["needs"][0][1] = 0.9
+    rec["inbox"][0] = 1  # an offer waits
+    assert not TownText.continues(rec, env.config, 0, go_well)

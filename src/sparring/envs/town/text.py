@@ -154,8 +154,11 @@ def _goal_words(s, agent: int) -> str:
     return f"Your goal ({GOAL_NAMES[goal]}): {what} before the end of day {{days}}.{done}"
 
 
+CRITICAL = 0.15  # a need below this is "critical"
+
+
 def _need_words(value: float) -> str:
-    return "critical" if value < 0.15 else "low" if value < 0.35 else "fine" if value < 0.75 else "good"
+    return "critical" if value < CRITICAL else "low" if value < 0.35 else "fine" if value < 0.75 else "good"
 
 
 def describe(s, cfg, agent: int = 0) -> str:
@@ -212,10 +215,68 @@ def describe(s, cfg, agent: int = 0) -> str:
     return "\n".join(lines)
 
 
+def brief(s, cfg, agent: int = 0) -> str:
+    """:func:`describe`'s facts in fewer tokens (the compact prompt of small local models): needs as words, no
+    zero counts, no coordinates on the road, regard only where it is not 0, steps as bare numbers."""
+    _check_agent(s, agent)
+    t, name = int(s["tick"]), NAMES[agent]
+    night = ", night (work and market closed)" if t % DAY >= NIGHT else ""
+    when = f"{name}, day {t // DAY + 1} of {cfg.days}, {_clock(t)}{night}"
+    if not s["alive"][agent]:
+        return f"{when}: fainted, out for the rest of the episode."
+    here = _place_here(s, agent).split(" at row")[0]
+    needs = ", ".join(f"{n} {_need_words(s['needs'][agent][k])}" for k, n in enumerate(NEED_NAMES))
+    skills = ", ".join(f"{n} {s['skill'][agent][k]:.1f}" for k, n in enumerate(SKILL_NAMES))
+    goal = _goal_words(s, agent).format(days=cfg.days)
+    lines = [
+        f"{when}, {here}. Needs: {needs}.",
+        f"Carry: {int(s['coins'][agent])} coins{_goods_words(s, agent)}. Skills: {skills}.",
+        goal.replace("Your goal", "Goal").replace(" before the end of", " by the end of"),
+    ]
+    near = []
+    for k in range(SLOTS):
+        b = int(s["slots"][agent][k])
+        if b < 0:
+            continue
+        d = max(abs(int(s["row"][b]) - int(s["row"][agent])), abs(int(s["col"][b]) - int(s["col"][agent])))
+        regard = f", regard {s['rel'][agent][b]:.1f}" if round(float(s["rel"][agent][b]), 1) else ""
+        done = " done" if s["goal_done"][b] else ""
+        near.append(
+            f"{NAMES[b]} ({'next to you' if d <= 1 else f'{d} away'}{_goods_words(s, b)}, "
+            f"{GOAL_NAMES[s['goal'][b]]}{done}{regard})"
+        )
+    if near:
+        lines.append("Near: " + ", ".join(near) + ".")
+    offerer = int(s["inbox"][agent])
+    if offerer >= 0:
+        good, price = GOOD_NAMES[s["out_good"][offerer]], int(s["out_price"][offerer])
+        lines.append(f"{NAMES[offerer]} offers you 1 {good} for {price} coins.")
+    if s["out_to"][agent] >= 0:
+        good, price = GOOD_NAMES[s["out_good"][agent]], int(s["out_price"][agent])
+        lines.append(f"You offered 1 {good} to {NAMES[s['out_to'][agent]]} for {price} coins.")
+    tavern = sum(
+        1
+        for b in range(len(s["alive"]))
+        if b != agent and s["alive"][b] and (s["row"][b], s["col"][b]) == (PLACE_ROW[TAVERN], PLACE_COL[TAVERN])
+    )
+    steps = ", ".join(f"{PLACE_NAMES[p].removeprefix('the ')} {_distance(s, agent, p)}" for p in range(PLACES))
+    lines.append(f"Steps to: {steps}. Others at the tavern: {tavern}.")
+    return "\n".join(lines)
+
+
+def _goods_words(s, agent: int) -> str:
+    """ ", 2 bread, 1 wood": the goods character ``agent`` carries, none left out but zeros."""
+    return "".join(f", {int(v)} {g}" for g, v in zip(GOOD_NAMES, s["goods"][agent]) if v)
+
+
 def _steps(s, agent: int, p: int) -> str:
-    r, c = (HOME_ROW[agent], HOME_COL[agent]) if p == HOME else (PLACE_ROW[p], PLACE_COL[p])
-    d = max(abs(int(r) - int(s["row"][agent])), abs(int(c) - int(s["col"][agent])))
+    d = _distance(s, agent, p)
     return "here" if d == 0 else f"{d} steps"
+
+
+def _distance(s, agent: int, p: int) -> int:
+    r, c = (HOME_ROW[agent], HOME_COL[agent]) if p == HOME else (PLACE_ROW[p], PLACE_COL[p])
+    return max(abs(int(r) - int(s["row"][agent])), abs(int(c) - int(s["col"][agent])))
 
 
 def progress(s, agent: int) -> float:
@@ -246,9 +307,25 @@ class TownText(TextFace):
         return describe(s, cfg, agent)
 
     @staticmethod
+    def brief(s, cfg, agent: int) -> str:
+        """The same facts in fewer words (:func:`brief`)."""
+        return brief(s, cfg, agent)
+
+    @staticmethod
     def lines(s, cfg, agent: int) -> list[Line]:
         """The character's legal actions, labelled with their action ids."""
         return [Line((a,), action_text(s, agent, a), str(a)) for a in legal_actions(s, cfg, agent)]
+
+    @staticmethod
+    def continues(s, cfg, agent: int, action) -> bool:
+        """A walk on the road (a go-to still allowed) goes on undecided, unless an offer waits or a need is
+        critical."""
+        a = int(np.atleast_1d(action)[0])
+        if KIND[a] not in (GO_PLACE, GO_CHAR) or not _place_here(s, agent).startswith("on the road"):
+            return False
+        if int(s["inbox"][agent]) >= 0 or (s["needs"][agent] < CRITICAL).any():
+            return False
+        return a in legal_actions(s, cfg, agent)
 
     @staticmethod
     def acting(s, cfg, agent: int) -> bool:
