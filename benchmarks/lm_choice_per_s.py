@@ -36,7 +36,7 @@ from sparring.lm.local import load_local
 from sparring.lm.model import ModelSize, build_small_model
 from sparring.lm.model_spec import smollm2_gguf
 from sparring.lm.specs import turn
-from sparring.lm.text_brain import PROMPTS
+from sparring.lm.prompts import PROMPTS
 
 
 def town_turns(count: int, prompts, towns: int = 16):

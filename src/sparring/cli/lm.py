@@ -16,7 +16,7 @@ import sys
 from sparring.cli.overrides import env_overrides
 import sparring.cli.values as values
 from sparring.cli.values import count
-from sparring.lm.text_brain import PROMPTS
+from sparring.lm.prompts import PROMPTS
 
 TEXT_LIMIT = 1 << 30
 """Largest --text file build-lm reads, in bytes."""

@@ -24,7 +24,7 @@ import dataclasses
 
 import numpy as np
 
-from sparring.lm.text_brain import PROMPTS, SYSTEMS
+from sparring.lm.prompts import PROMPTS, SYSTEMS
 
 
 @dataclasses.dataclass
@@ -46,7 +46,7 @@ class LineScorer:
     """Log-likelihoods of candidate lines after chat prompts, from a causal LM and its tokenizer.
 
     ``model`` is a causal LM (with ``tokenizer``) or a :class:`~sparring.lm.local.LocalModel`
-    (its model and tokenizer). ``prompt`` (one of :data:`~sparring.lm.text_brain.PROMPTS`)
+    (its model and tokenizer). ``prompt`` (one of :data:`~sparring.lm.prompts.PROMPTS`)
     is how the scorer's users put turns to the model (default: a LocalModel's recorded
     one, else "full"); it picks the system prompt unless ``system`` is given.
     ``share_prefix`` reads the chat template's head once per pass instead of once per

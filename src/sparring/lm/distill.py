@@ -37,7 +37,7 @@ from sparring.kit.text import require_face
 from sparring.lm.learners import give_goal, learners_env
 from sparring.lm.model import ModelSize
 from sparring.lm.specs import DEFAULT_NOISE, Continuing, Turn, make_brain, turn
-from sparring.lm.text_brain import PROMPTS
+from sparring.lm.prompts import PROMPTS
 from sparring.players.noisy import NoisyPlayer
 
 

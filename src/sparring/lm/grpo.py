@@ -46,7 +46,7 @@ from sparring.lm.distill import COUNT_MAX, check_knobs, choices, ranged
 from sparring.lm.learners import TurnSample, check_learners, learners_env, play_learners, set_goals
 from sparring.lm.local import recorded_prompt
 from sparring.lm.starts import SPECS, StartStates
-from sparring.lm.text_brain import PROMPTS
+from sparring.lm.prompts import PROMPTS
 
 DEFAULT_LEARNERS = [0]
 

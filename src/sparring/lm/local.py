@@ -25,7 +25,7 @@ class Completion:
 
 
 def recorded_prompt(folder: str) -> str | None:
-    """The prompt (see :data:`~sparring.lm.text_brain.PROMPTS`) a model folder was trained with, from its
+    """The prompt (see :data:`~sparring.lm.prompts.PROMPTS`) a model folder was trained with, from its
     ``sparring.json`` (written by distill and GRPO), or None."""
     import json
 

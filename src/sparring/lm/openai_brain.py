@@ -26,7 +26,8 @@ import httpx
 import tenacity
 
 from sparring.lm.brains import TextFn
-from sparring.lm.text_brain import DEFAULT_SYSTEM, ParseFn, TextBrain
+from sparring.lm.prompts import DEFAULT_SYSTEM
+from sparring.lm.text_brain import ParseFn, TextBrain
 
 RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 

@@ -17,7 +17,8 @@ import numpy as np
 from sparring.kit.batch import BatchedEnv
 from sparring.kit.text import require_face
 from sparring.lm.brains import Observations
-from sparring.lm.text_brain import PROMPTS, BrainStats
+from sparring.lm.prompts import PROMPTS
+from sparring.lm.text_brain import BrainStats
 from sparring.players.make import check_player, make_player, player_specs
 
 DEFAULT_NOISE = 0.3  # a default teacher's chance of a uniformly random legal action instead of its own
@@ -190,7 +191,7 @@ def make_brain(
 
     Text brains need the env's text face; a local model samples its lines at ``temperature`` (the policy GRPO
     trains samples at 1; 0 or ``greedy`` takes the most likely line), puts turns in ``prompt`` (one of
-    :data:`~sparring.lm.text_brain.PROMPTS`; default: the one it was trained with) and loads its weights in
+    :data:`~sparring.lm.prompts.PROMPTS`; default: the one it was trained with) and loads its weights in
     ``dtype`` (e.g. "bfloat16", about twice as fast on a CPU with bf16 units; default float32). The rest are
     :func:`sparring.players.make.make_player`'s players (``greedy``: a checkpoint's most likely actions)."""
     spec = check_brain(spec, env.env_cls)

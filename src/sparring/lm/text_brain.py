@@ -15,11 +15,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from sparring.lm.brains import Observations, TextFn
+from sparring.lm.prompts import DEFAULT_SYSTEM
 
-DEFAULT_SYSTEM = "You play one character in a game. Answer with exactly one of the legal actions listed, nothing else."
-COMPACT_SYSTEM = "You play one character in a game. Answer with your next action, nothing else."
-SYSTEMS = {"full": DEFAULT_SYSTEM, "compact": COMPACT_SYSTEM}  # the system prompt of each way to put a turn
-PROMPTS = tuple(SYSTEMS)  # how a turn is put to a model: see sparring.lm.specs.turn
 # parse(answer, batch, i) -> the action of character i (an int for one head, or one int per head), None if unparseable
 ParseFn = Callable[[str, Observations, int], "int | Sequence[int] | None"]
 
