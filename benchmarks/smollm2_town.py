@@ -5,15 +5,17 @@ goes on where it stopped):
     .venv/bin/python benchmarks/smollm2_town.py --out runs/smollm2_town [--env town] [--episodes 300]
     .venv/bin/python benchmarks/smollm2_town.py --out runs/smollm2_duel --env duel --env-config opponent=reactive
 
-Stages: (1) the pretrained model as it comes (``make smollm2``'s GGUF file), choosing among the legal lines;
-(2) LoRA distillation from the env's best scripted player with noise (``--noise``; town: ``planner``, plan
-labels), saved merged; (3) GRPO with LoRA on the env's outcome, groups restored from one state, for
-``--grpo-minutes``, saved merged. Every stage is evaluated on the same ``--episodes`` envs (fixed seeds, seat
-0, sampling at temperature 1, the policy GRPO trains) with a 95% Wilson interval; evaluations load the weights
-in ``--eval-dtype`` (bfloat16 by default: about twice float32's speed on a CPU with bf16 units) and GRPO
-trains in float32. Turns are put in ``--prompt`` (compact by default: the face's ``brief``, the lines' words,
-a walk in progress going on undecided). Town's learner is character 0 of a one-day town with the gathering goal
-(as ``grpo_town.py``); OUT/summary.json collects every stage's figures and minutes.
+Stages (``--stages``; two runs on one OUT can share the work: once OUT/distilled is saved, ``--stages grpo``
+on the second core while the first evaluates the distilled base): (1) the pretrained model as it comes (``make
+smollm2``'s GGUF file), choosing among the legal lines; (2) LoRA distillation from the env's best scripted
+player with noise (``--noise``; town: ``planner``, plan labels), saved merged; (3) GRPO with LoRA on the env's
+outcome, groups restored from one state, for ``--grpo-minutes``, saved merged. Every stage is evaluated on the
+same ``--episodes`` envs (fixed seeds, seat 0, sampling at temperature 1, the policy GRPO trains) with a 95%
+Wilson interval; evaluations load the weights in ``--eval-dtype`` (bfloat16 by default: about twice float32's
+speed on a CPU with bf16 units) and GRPO trains in float32. Turns are put in ``--prompt`` (compact by default:
+the face's ``brief``, the lines' words, a walk in progress going on undecided). Town's learner is character 0
+of a one-day town with the gathering goal (as ``grpo_town.py``); OUT/summary.json collects every stage's
+figures and minutes.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from sparring.lm.grpo import GRPOConfig, Run, grpo
 from sparring.lm.learners import evaluate_learners
 from sparring.lm.local import load_local
 from sparring.lm.model_spec import smollm2_gguf
-from sparring.lm.text_brain import PROMPTS
+from sparring.lm.prompts import PROMPTS
 
 EVAL_SEED = 90_210  # evaluation envs: never a distillation or GRPO seed (as grpo_town.py)
 
@@ -182,7 +184,8 @@ def main() -> None:
         summary["zero-shot"] = evaluate(gguf, args, "zero-shot")
     if "distilled" in args.stages or "grpo" in args.stages:
         base, summary["distill"] = distilled(args, gguf)
-        summary["distilled"] = evaluate(base, args, "distilled")
+        if "distilled" in args.stages:  # `--stages grpo` alone leaves the base's evaluation to another run
+            summary["distilled"] = evaluate(base, args, "distilled")
         if "grpo" in args.stages:
             model, history = improved(args, base)
             summary["grpo_iterations"] = len(history)
