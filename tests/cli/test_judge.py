@@ -19,6 +19,35 @@ def test_judge_prints_the_tables_and_writes_the_report(tmp_path, capsys):
     assert [p.name for p in out.parent.iterdir()] == ["duel.json"]  # no temporary file left beside it
 
 
+def test_judge_plays_a_local_model_with_the_model_options(tmp_path, capsys, monkeypatch):
+    import torch
+
+    import sparring.evaluate.matchup as matchup
+    from sparring.lm.model import ModelSize, build_small_model
+
+    size = ModelSize(hidden=32, layers=1, heads=2, intermediate=64, context=1024)
+    folder = build_small_model(["attack", "wait", "eat", "pray", "step north"] * 10, str(tmp_path / "m"), size, 300)
+    made, make_brain = [], matchup.make_brain
+
+    def spy(spec, env, seed, greedy, **options):
+        made.append((spec, options))
+        return make_brain(spec, env, seed, greedy, **options)
+
+    monkeypatch.setattr(matchup, "make_brain", spy)
+    threads = torch.get_num_threads()
+    argv = ["judge", "duel", "--brain", f"local:{folder}", "--brain", "scripted:robot", "--episodes", "2"]
+    options = ["--temperature", "0.5", "--prompt", "compact", "--dtype", "bfloat16", "--threads", "1"]
+    try:
+        assert main([*argv, *options, "--num-envs", "2", "--json", "--env.max_ticks", "20"]) == 0
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(threads)
+    assert made[0] == (f"local:{folder}", {"temperature": 0.5, "prompt": "compact", "dtype": "bfloat16"})
+    report = json.loads(capsys.readouterr().out)
+    assert report["pairs"][0]["games"] == 2
+    assert sorted(row["brain"] for row in report["ratings"]) == sorted([f"local:{folder}", "scripted:robot"])
+
+
 def test_json_prints_the_report_instead(capsys):
     argv = ["judge", "town", "--brain", "random", "--background", "scripted:planner", "--episodes", "8"]
     assert main([*argv, "--num-envs", "8", "--focal", "2", "--json", "--env.days", "1"]) == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from sparring.cli.lm import add_model_args, model_options, set_threads
 from sparring.cli.overrides import env_overrides
 import sparring.cli.values as values
 from sparring.cli.values import count
@@ -22,6 +23,7 @@ def cmd_judge(args, extra) -> int:
         check_output(args.out, "--out", overwrite=args.force)
     if args.emergence:
         check_folder(args.emergence)
+    set_threads(args)
     with Progress(f"judge {args.env}") as progress:
         report = judge(
             args.env,
@@ -32,6 +34,7 @@ def cmd_judge(args, extra) -> int:
             seed=args.seed,
             num_envs=args.num_envs,
             greedy=args.greedy,
+            model_options=model_options(args),
             env_overrides=env_overrides(extra),
             progress=progress,
             emergence=bool(args.emergence),
@@ -72,7 +75,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         action="append",
         metavar="SPEC",
         help="a brain to judge (repeat): random, scripted:NAME, scripted:NAME:NOISE (a random legal action with "
-        "probability NOISE), checkpoint:RUN; `sparring list` names the env's scripted players",
+        "probability NOISE), checkpoint:RUN, and for envs with a text face local:DIR or local:FILE.gguf (a local "
+        "model) or openai:URL:MODEL; `sparring list` names the env's scripted players",
     )
     p.add_argument(
         "--background",
@@ -85,6 +89,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=values.seed(), default=12345)
     p.add_argument("--num-envs", type=count(1), default=256, help="envs played at once")
     p.add_argument("--greedy", action="store_true", help="checkpoints take their most likely actions")
+    add_model_args(p)
     p.add_argument(
         "--emergence",
         metavar="DIR",

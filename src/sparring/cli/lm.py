@@ -151,10 +151,7 @@ def play_brains(args, env_config: dict) -> int:
     from sparring.kit.progress import Progress
     from sparring.lm.play import play_brains as play
 
-    if args.threads is not None:
-        import torch
-
-        torch.set_num_threads(args.threads)
+    set_threads(args)
     with Progress(f"play {args.env}") as progress:
         report = play(
             args.brain,
@@ -164,13 +161,49 @@ def play_brains(args, env_config: dict) -> int:
             args.env,
             num_envs=args.num_envs,
             progress=progress,
-            temperature=args.temperature,
-            prompt=args.prompt,
-            dtype=args.dtype,
+            **model_options(args),
             **env_config,
         )
     print(report.text())
     return 0
+
+
+def set_threads(args) -> None:
+    """``--threads N``: torch's CPU threads for the local models a command plays (unset: torch's default)."""
+    if args.threads is not None:
+        import torch
+
+        torch.set_num_threads(args.threads)
+
+
+def model_options(args) -> dict:
+    """The local models' options of :func:`add_model_args`, as keywords of :func:`sparring.lm.specs.make_brain`."""
+    return {"temperature": args.temperature, "prompt": args.prompt, "dtype": args.dtype}
+
+
+def add_model_args(p: argparse.ArgumentParser, when: str = "") -> None:
+    """How local models (``local:SPEC`` brains) play: --temperature, --threads, --prompt, --dtype; each help
+    starts with ``when`` (e.g. "with --brain: ")."""
+    p.add_argument(
+        "--temperature",
+        type=values.number(0, 1e3),
+        default=1.0,
+        help=f"{when}local models sample their lines at this temperature (default 1, as GRPO trains them; 0: the "
+        "most likely line)",
+    )
+    p.add_argument("--threads", type=values.threads(), help=f"{when}torch CPU threads (default: torch's)")
+    p.add_argument(
+        "--prompt",
+        choices=PROMPTS,
+        help=f"{when}how local models get their turns: full (the view and the legal lines listed) or compact "
+        "(fewer words; a walk in progress goes on undecided); default: the one the model was trained with",
+    )
+    p.add_argument(
+        "--dtype",
+        choices=("float32", "bfloat16"),
+        help=f"{when}local models' weights in this type (default float32; bfloat16 is about twice as fast on a "
+        "CPU with bf16 units)",
+    )
 
 
 def add_brain_args(p: argparse.ArgumentParser) -> None:
@@ -184,26 +217,7 @@ def add_brain_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--episodes", type=count(1), default=1, help="with --brain: episodes to play")
     p.add_argument("--num-envs", type=count(1, 1 << 20), default=4, help="with --brain: episodes played at once")
-    p.add_argument(
-        "--temperature",
-        type=values.number(0, 1e3),
-        default=1.0,
-        help="with --brain: local models sample their lines at this temperature (default 1, as GRPO trains "
-        "them; 0: the most likely line)",
-    )
-    p.add_argument("--threads", type=values.threads(), help="with --brain: torch CPU threads (default: torch's)")
-    p.add_argument(
-        "--prompt",
-        choices=PROMPTS,
-        help="with --brain: how local models get their turns: full (the view and the legal lines listed) or "
-        "compact (fewer words; a walk in progress goes on undecided); default: the one the model was trained with",
-    )
-    p.add_argument(
-        "--dtype",
-        choices=("float32", "bfloat16"),
-        help="with --brain: local models' weights in this type (default float32; bfloat16 is about twice as fast "
-        "on a CPU with bf16 units)",
-    )
+    add_model_args(p, "with --brain: ")
     p.add_argument(
         "--record",
         metavar="DIR",

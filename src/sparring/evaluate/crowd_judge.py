@@ -45,6 +45,7 @@ def judge_crowd(
     seed: int = 12345,
     num_envs: int = 256,
     greedy: bool = False,
+    model_options: dict | None = None,
     progress=None,
     emergence: bool = False,
 ) -> dict:
@@ -71,7 +72,7 @@ def judge_crowd(
         env = BatchedEnv(env_cls, num_envs=batch_size(num_envs, episodes, n), seed=seed, autoreset=False, **config)
         first = focal_seats(env.num_envs, n, k)
         tally = Tallied(env, progress, p * episodes, label)
-        data, envs = play_pair(env, (f, b), first, episodes, tally, seed, greedy)
+        data, envs = play_pair(env, (f, b), first, episodes, tally, seed, greedy, model_options)
         chars = tally.arrays()
         mine = first[envs]
         results.append(_pairing(env_cls, f, b, data, chars, mine))

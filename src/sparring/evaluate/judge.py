@@ -30,6 +30,7 @@ def judge(
     seed: int = 12345,
     num_envs: int = 256,
     greedy: bool = False,
+    model_options: dict | None = None,
     env_overrides: dict | None = None,
     progress=None,
     emergence: bool = False,
@@ -37,6 +38,8 @@ def judge(
     """The judge's report for ``env_name``: ``episodes`` games per pair of ``brains`` (two-seat envs), or towns
     per (focal brain, background brain) pairing, ``backgrounds`` defaulting to ``brains`` and the focal brain
     playing ``focal`` seats (default half). ``greedy`` makes checkpoints take their most likely actions;
+    ``model_options`` are the local models' keywords of :func:`sparring.lm.specs.make_brain` (temperature,
+    prompt, dtype);
     ``emergence`` adds each pairing's figures of the env's declared analysis (``env_cls.emergence``, e.g.
     town's work, trades and prices: see :mod:`sparring.kit.tally`)."""
     env_cls = registry.get(env_name)
@@ -54,7 +57,7 @@ def judge(
     if not brains:
         raise ValueError("give the brains to judge with --brain SPEC (repeated)")
     config = _every_seat_outside(env_cls, dict(env_overrides or {}))
-    shared = dict(seed=seed, num_envs=num_envs, greedy=greedy, progress=progress)
+    shared = dict(seed=seed, num_envs=num_envs, greedy=greedy, model_options=model_options, progress=progress)
     if emergence and (env_cls.num_agents <= 2 or not hasattr(env_cls, "emergence")):
         raise ValueError(
             f"--emergence needs an env of more than two seats that declares an emergence analysis (town); "

@@ -88,18 +88,28 @@ class Tallied(Finished):
         return {**self.tally.arrays(), **own}
 
 
-def play_pair(env, specs: tuple[str, str], first: np.ndarray, episodes: int, tracker, seed: int, greedy: bool):
+def play_pair(
+    env,
+    specs: tuple[str, str],
+    first: np.ndarray,
+    episodes: int,
+    tracker,
+    seed: int,
+    greedy: bool,
+    model_options: dict | None = None,
+):
     """Play ``episodes`` episodes of brain ``specs[0]`` in the seats where ``first`` ([num_envs, num_agents]
     bool) is True and ``specs[1]`` in the others; returns (play_episodes rows, env of each row).
 
     Each brain is made from its spec by :func:`sparring.lm.specs.make_brain` (a player, or a text brain where
-    the env has a text face; ``seed`` and ``seed + 1`` seed their dice); ``env`` must be built with
+    the env has a text face; ``seed`` and ``seed + 1`` seed their dice; ``model_options``: its keywords for
+    local models); ``env`` must be built with
     ``autoreset=False`` and with every seat played from outside.
     """
     rows = np.arange(env.rows).reshape(env.num_envs, env.num_agents)
     seated = [
-        (make_brain(specs[0], env, seed, greedy), rows[first]),
-        (make_brain(specs[1], env, seed + 1, greedy), rows[~first]),
+        (make_brain(specs[0], env, seed, greedy, **(model_options or {})), rows[first]),
+        (make_brain(specs[1], env, seed + 1, greedy, **(model_options or {})), rows[~first]),
     ]
     data = play_episodes(env, [(p, r) for p, r in seated if len(r)], episodes, tracker=tracker)
     return data, tracker.envs()

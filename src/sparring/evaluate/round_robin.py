@@ -29,6 +29,7 @@ def round_robin(
     seed: int = 12345,
     num_envs: int = 256,
     greedy: bool = False,
+    model_options: dict | None = None,
     progress=None,
 ) -> dict:
     """Every pair of ``brains`` (player specs) plays ``episodes`` games, half in each seating; ``config`` must
@@ -49,7 +50,7 @@ def round_robin(
         first = np.zeros((env.num_envs, 2), bool)
         first[np.arange(env.num_envs), np.arange(env.num_envs) % 2] = True  # env e: brain i in seat e % 2
         tracker = Finished(env, progress, k * episodes, label)
-        data, envs = play_pair(env, (brains[i], brains[j]), first, episodes, tracker, seed, greedy)
+        data, envs = play_pair(env, (brains[i], brains[j]), first, episodes, tracker, seed, greedy, model_options)
         a_seat = envs % 2
         seat0, seat1 = seat_outcomes(env_cls, data, 0), seat_outcomes(env_cls, data, 1)
         a_out, b_out = np.where(a_seat == 0, seat0, seat1), np.where(a_seat == 0, seat1, seat0)
