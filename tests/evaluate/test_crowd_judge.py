@@ -8,6 +8,7 @@ import pytest
 from sparring.evaluate.judge_tables import format_judge
 from sparring.evaluate.crowd_judge import focal_seats, judge_crowd
 from sparring.kit import registry
+from tests.evaluate.ctrl_c import stop_at_call
 
 CONFIG = {"background": 0, "days": 2}
 BRAINS = ["scripted:planner", "random"]
@@ -61,3 +62,14 @@ def test_the_focal_block_rotates_over_every_character():
     first = focal_seats(16, 8, 3)
     assert (first.sum(1) == 3).all() and (first.sum(0) == 6).all()  # 3 per town; every character 6 times of 16
     assert first[0].tolist() == [True] * 3 + [False] * 5 and first[7].tolist() == [True, True] + [False] * 5 + [True]
+
+
+def test_ctrl_c_reports_the_pairings_finished(monkeypatch):
+    import sparring.evaluate.crowd_judge as module
+
+    stop_at_call(monkeypatch, module, 3)
+    report = judge_crowd(registry.get("town"), CONFIG, BRAINS, BRAINS, episodes=4, num_envs=4, seed=2)
+    assert report["interrupted"] and len(report["pairings"]) == 2
+    assert report["matrix"][0][0]["trials"] > 0 and report["matrix"][0][1]["trials"] > 0
+    assert report["matrix"][1] == [None, None]
+    assert format_judge(report).startswith("interrupted: only the 2 finished pairs below were played")

@@ -5,6 +5,7 @@ import pytest
 
 from sparring.evaluate.round_robin import round_robin
 from sparring.kit import registry
+from tests.evaluate.ctrl_c import stop_at_call
 
 BRAINS = ["random", "scripted:reactive", "scripted:robot"]
 
@@ -44,3 +45,23 @@ def test_ratings_count_every_game_of_each_brain(duel):
 def test_too_few_brains_or_games_are_refused(brains, episodes, message):
     with pytest.raises(ValueError, match=message):
         round_robin(registry.get("duel"), {"opponent": "learner"}, brains, episodes)
+
+
+def test_ctrl_c_reports_the_pairs_finished(monkeypatch):
+    import sparring.evaluate.round_robin as module
+    from sparring.evaluate.judge_tables import format_judge
+
+    stop_at_call(monkeypatch, module, 2)
+    report = round_robin(registry.get("duel"), {"opponent": "learner"}, BRAINS, episodes=4, seed=5)
+    assert report["interrupted"] and [(p["a"], p["b"]) for p in report["pairs"]] == [(BRAINS[0], BRAINS[1])]
+    assert report["matrix"][0][1]["games"] == 4 and report["matrix"][0][2] is None
+    assert all(row["games"] == (0 if row["brain"] == BRAINS[2] else 4) for row in report["ratings"])
+    assert format_judge(report).startswith("interrupted: only the 1 finished pairs below were played")
+
+
+def test_ctrl_c_before_a_pair_finished_stops_the_judge(monkeypatch):
+    import sparring.evaluate.round_robin as module
+
+    stop_at_call(monkeypatch, module, 1)
+    with pytest.raises(KeyboardInterrupt):
+        round_robin(registry.get("duel"), {"opponent": "learner"}, BRAINS, episodes=4, seed=5)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sparring.evaluate.matchup import Tallied, batch_size, play_pair
+from sparring.evaluate.matchup import Tallied, batch_size, keep_finished, play_pair
 from sparring.evaluate.ratings import rate
 from sparring.kit import BatchedEnv
 from sparring.kit.progress import silent
@@ -53,7 +53,8 @@ def judge_crowd(
     brain on ``focal_count`` seats (default: half). ``config`` must leave every seat to be played from outside.
     Returns the pairings' figures, the cross-play matrix and the ratings of every brain; ``emergence`` adds
     each pairing's figures of the env's declared analysis (``env_cls.emergence``; town: work, division of
-    labour, trade network, prices and goal rates per character)."""
+    labour, trade network, prices and goal rates per character). Ctrl-C after the first pairing reports the
+    pairings finished (``interrupted`` True, the others' cells None)."""
     n = env_cls.num_agents
     k = n // 2 if focal_count is None else focal_count
     if not 1 <= k <= n - 1:
@@ -66,22 +67,25 @@ def judge_crowd(
     progress.start(len(pairings) * episodes, unit="town")
     rng = np.random.default_rng(seed)
     results, games = [], []
-    for p, (f, b) in enumerate(pairings):
-        label = f"{f} among {b}"
-        progress.status(f"playing {label}")
-        env = BatchedEnv(env_cls, num_envs=batch_size(num_envs, episodes, n), seed=seed, autoreset=False, **config)
-        first = focal_seats(env.num_envs, n, k)
-        tally = Tallied(env, progress, p * episodes, label)
-        data, envs = play_pair(env, (f, b), first, episodes, tally, seed, greedy, model_options)
-        chars = tally.arrays()
-        mine = first[envs]
-        results.append(_pairing(env_cls, f, b, data, chars, mine))
-        if emergence:
-            progress.status(f"measuring emergence in {label}")
-            results[-1]["emergence"] = env_cls.emergence(chars, mine, seed=seed)
-        if f != b:
-            games.append(_paired_games(brains.index(f), brains.index(b), chars["success"], mine, rng))
+    with keep_finished(results, len(pairings), progress, "pairings"):
+        for p, (f, b) in enumerate(pairings):
+            label = f"{f} among {b}"
+            progress.status(f"playing {label}")
+            env = BatchedEnv(env_cls, num_envs=batch_size(num_envs, episodes, n), seed=seed, autoreset=False, **config)
+            first = focal_seats(env.num_envs, n, k)
+            tally = Tallied(env, progress, p * episodes, label)
+            data, envs = play_pair(env, (f, b), first, episodes, tally, seed, greedy, model_options)
+            chars = tally.arrays()
+            mine = first[envs]
+            pairing = _pairing(env_cls, f, b, data, chars, mine)
+            if emergence:
+                progress.status(f"measuring emergence in {label}")
+                pairing["emergence"] = env_cls.emergence(chars, mine, seed=seed)
+            if f != b:
+                games.append(_paired_games(brains.index(f), brains.index(b), chars["success"], mine, rng))
+            results.append(pairing)  # last: an interrupted pairing leaves neither its figures nor its games
     a, b, score = (np.concatenate(part) for part in zip(*games)) if games else ([], [], [])
+    rates = {(r["focal_brain"], r["background_brain"]): r["focal"]["goal_rate"] for r in results}
     return {
         "kind": "crowd",
         "env": env_cls.name,
@@ -92,7 +96,8 @@ def judge_crowd(
         "episodes_per_pairing": episodes,
         "seed": seed,
         "pairings": results,
-        "matrix": [[_find(results, f, b)["focal"]["goal_rate"] for b in backgrounds] for f in focal],
+        "interrupted": len(results) < len(pairings),
+        "matrix": [[rates.get((f, b)) for b in backgrounds] for f in focal],
         "ratings": rate(brains, a, b, score, seed),
     }
 
@@ -102,10 +107,6 @@ def focal_seats(num_envs: int, characters: int, focal: int) -> np.ndarray:
     ``e % characters`` to ``e % characters + focal - 1`` (wrapping), so the block visits every home."""
     offset = np.arange(num_envs)[:, None] % characters
     return (np.arange(characters)[None, :] - offset) % characters < focal
-
-
-def _find(results: list[dict], focal: str, background: str) -> dict:
-    return next(r for r in results if r["focal_brain"] == focal and r["background_brain"] == background)
 
 
 def _rate(successes: int, trials: int) -> dict:

@@ -9,10 +9,12 @@ from sparring.kit.tally import SeatTally
 
 
 def format_judge(report: dict) -> str:
-    """The whole report of :func:`~sparring.evaluate.judge.judge` as text."""
-    if report["kind"] == "round_robin":
-        return _round_robin(report)
-    return _crowd(report)
+    """The whole report of :func:`~sparring.evaluate.judge.judge` as text (an interrupted one says so first)."""
+    text = _round_robin(report) if report["kind"] == "round_robin" else _crowd(report)
+    if report.get("interrupted"):
+        done = len(report["pairs" if report["kind"] == "round_robin" else "pairings"])
+        text = f"interrupted: only the {done} finished pairs below were played (-: not played)\n" + text
+    return text
 
 
 def _cell(rate: dict | None) -> str:

@@ -4,6 +4,8 @@ sat where)."""
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from sparring.evaluate.episodes import play_episodes
@@ -113,3 +115,15 @@ def play_pair(
     ]
     data = play_episodes(env, [(p, r) for p, r in seated if len(r)], episodes, tracker=tracker)
     return data, tracker.envs()
+
+
+@contextlib.contextmanager
+def keep_finished(results: list, total: int, progress, what: str):
+    """Ctrl-C inside ends the judge's loop with the ``results`` finished so far standing (the progress display
+    says how many of ``total`` ``what``); with none finished yet it goes on up."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        if not results:
+            raise
+        progress.print(f"judge: interrupted; the {len(results)} finished {what} of {total} are reported")

@@ -14,7 +14,7 @@ import itertools
 import numpy as np
 
 from sparring.evaluate.episodes import seat_outcomes
-from sparring.evaluate.matchup import Finished, batch_size, play_pair
+from sparring.evaluate.matchup import Finished, batch_size, keep_finished, play_pair
 from sparring.evaluate.ratings import rate
 from sparring.kit.stats import wilson_interval
 from sparring.kit import BatchedEnv
@@ -34,7 +34,8 @@ def round_robin(
 ) -> dict:
     """Every pair of ``brains`` (player specs) plays ``episodes`` games, half in each seating; ``config`` must
     have both seats played from outside. Returns the pairs' counts, the cross-play matrix of win rates with 95%
-    Wilson intervals (``matrix[i][j]``: brain ``i`` against brain ``j``) and the ratings of every brain."""
+    Wilson intervals (``matrix[i][j]``: brain ``i`` against brain ``j``) and the ratings of every brain. Ctrl-C after
+    the first pair reports the pairs finished (``interrupted`` True, the others' cells None)."""
     if len(brains) < 2:
         raise ValueError(f"a round robin needs at least two brains, got {len(brains)}")
     if episodes < 2:
@@ -43,31 +44,32 @@ def round_robin(
     pairs = list(itertools.combinations(range(len(brains)), 2))
     progress.start(len(pairs) * episodes, unit="game")
     results, games = [], []
-    for k, (i, j) in enumerate(pairs):
-        label = f"{brains[i]} vs {brains[j]}"
-        progress.status(f"playing {label}")
-        env = BatchedEnv(env_cls, num_envs=batch_size(num_envs, episodes, 2), seed=seed, autoreset=False, **config)
-        first = np.zeros((env.num_envs, 2), bool)
-        first[np.arange(env.num_envs), np.arange(env.num_envs) % 2] = True  # env e: brain i in seat e % 2
-        tracker = Finished(env, progress, k * episodes, label)
-        data, envs = play_pair(env, (brains[i], brains[j]), first, episodes, tracker, seed, greedy, model_options)
-        a_seat = envs % 2
-        seat0, seat1 = seat_outcomes(env_cls, data, 0), seat_outcomes(env_cls, data, 1)
-        a_out, b_out = np.where(a_seat == 0, seat0, seat1), np.where(a_seat == 0, seat1, seat0)
-        score = np.where((a_out == 0) & (b_out != 0), 1.0, np.where((b_out == 0) & (a_out != 0), 0.0, 0.5))
-        games.append((np.full(len(score), i), np.full(len(score), j), score))
-        results.append(
-            {
-                "a": brains[i],
-                "b": brains[j],
-                "games": len(score),
-                "a_wins": int((score == 1).sum()),
-                "b_wins": int((score == 0).sum()),
-                "draws": int(((score == 0.5) & (a_out == 2) & (b_out == 2)).sum()),
-                "both_lost": int(((score == 0.5) & ~((a_out == 2) & (b_out == 2))).sum()),
-                "a_in_seat0": int((a_seat == 0).sum()),
-            }
-        )
+    with keep_finished(results, len(pairs), progress, "pairs"):
+        for k, (i, j) in enumerate(pairs):
+            label = f"{brains[i]} vs {brains[j]}"
+            progress.status(f"playing {label}")
+            env = BatchedEnv(env_cls, num_envs=batch_size(num_envs, episodes, 2), seed=seed, autoreset=False, **config)
+            first = np.zeros((env.num_envs, 2), bool)
+            first[np.arange(env.num_envs), np.arange(env.num_envs) % 2] = True  # env e: brain i in seat e % 2
+            tracker = Finished(env, progress, k * episodes, label)
+            data, envs = play_pair(env, (brains[i], brains[j]), first, episodes, tracker, seed, greedy, model_options)
+            a_seat = envs % 2
+            seat0, seat1 = seat_outcomes(env_cls, data, 0), seat_outcomes(env_cls, data, 1)
+            a_out, b_out = np.where(a_seat == 0, seat0, seat1), np.where(a_seat == 0, seat1, seat0)
+            score = np.where((a_out == 0) & (b_out != 0), 1.0, np.where((b_out == 0) & (a_out != 0), 0.0, 0.5))
+            games.append((np.full(len(score), i), np.full(len(score), j), score))
+            results.append(
+                {
+                    "a": brains[i],
+                    "b": brains[j],
+                    "games": len(score),
+                    "a_wins": int((score == 1).sum()),
+                    "b_wins": int((score == 0).sum()),
+                    "draws": int(((score == 0.5) & (a_out == 2) & (b_out == 2)).sum()),
+                    "both_lost": int(((score == 0.5) & ~((a_out == 2) & (b_out == 2))).sum()),
+                    "a_in_seat0": int((a_seat == 0).sum()),
+                }
+            )
     a, b, score = (np.concatenate(part) for part in zip(*games))
     return {
         "kind": "round_robin",
@@ -76,6 +78,7 @@ def round_robin(
         "episodes_per_pair": episodes,
         "seed": seed,
         "pairs": results,
+        "interrupted": len(results) < len(pairs),
         "matrix": cross_play(brains, results),
         "ratings": rate(brains, a, b, score, seed),
     }
