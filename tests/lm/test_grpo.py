@@ -50,6 +50,24 @@ def test_an_update_raises_the_probability_of_lines_with_positive_advantage(score
     assert change[0] > 0 > change[1]
 
 
+def test_microbatches_take_the_same_step_as_one_pass(town_model):
+    turns = None
+    params = []
+    for micro in (64, 3):
+        model, tok = _load(town_model[0])
+        scorer = LineScorer(model, tok)
+        if turns is None:
+            batch = learners_env(2, 5, [0], days=1)
+            turns = play_learners([scorer], batch, [0], 1.0, np.random.default_rng(1), turns=4).turns[0]
+        cfg = GRPOConfig(kl=0.0, minibatch=64, microbatch=micro)
+        opt = torch.optim.SGD(scorer.model.parameters(), lr=1e-2)
+        stats = update(scorer, None, opt, turns, np.array([1.0, -1.0]), cfg, np.random.default_rng(0))
+        params.append((torch.cat([p.detach().flatten() for p in model.parameters()]), stats))
+    (one, one_stats), (parts, parts_stats) = params
+    assert len(turns) == 8 and one_stats["samples"] == parts_stats["samples"] == 8
+    assert torch.allclose(one, parts, atol=1e-6) and one_stats["loss"] == pytest.approx(parts_stats["loss"], abs=1e-6)
+
+
 def test_a_run_saves_metrics_and_plot_and_resumes(town_model, tmp_path):
     out = str(tmp_path / "run")
     cfg = GRPOConfig(group=2, groups=1, turns=2, iterations=1, kl=0.1, threads=1)
