@@ -26,15 +26,19 @@ class Completion:
 
 def recorded_prompt(folder: str) -> str | None:
     """The prompt (see :data:`~sparring.lm.prompts.PROMPTS`) a model folder was trained with, from its
-    ``sparring.json`` (written by distill and GRPO), or None."""
-    import json
+    ``sparring.json`` (written by distill and GRPO), or None; a damaged file or an unknown prompt is a
+    :class:`~sparring.kit.files.DamagedFile`."""
+    from sparring.kit.files import DamagedFile, read_json
+    from sparring.lm.prompts import PROMPTS
 
     path = os.path.join(folder, "sparring.json")
     if not os.path.isfile(path):
         return None
-    with open(path, encoding="utf-8") as f:
-        info = json.load(f)
-    return info.get("prompt") if isinstance(info, dict) else None
+    remedy = "fix or remove that file (--prompt then says how to put turns to the model)"
+    prompt = read_json(path, "model record", remedy).get("prompt")
+    if prompt is not None and prompt not in PROMPTS:
+        raise DamagedFile(path, f"records the prompt {prompt!r}, not one of {PROMPTS}", remedy)
+    return prompt
 
 
 class LocalModel:
