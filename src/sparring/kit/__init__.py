@@ -5,37 +5,25 @@ its light modules (the registry, files, progress) does not import Numba: ``sparr
 ``sparring list`` start fast.
 """
 
-import importlib
+from sparring.kit.lazy import lazy_names
 
 _HOMES = {
-    "BatchedEnv": "batch",
-    "get": "registry",
-    "make": "registry",
-    "names": "registry",
-    "register": "registry",
-    "rand_float": "rng",
-    "rand_int": "rng",
-    "rand_u64": "rng",
-    "Env": "spec",
-    "Heads": "spec",
-    "NoConfig": "spec",
-    "Obs": "spec",
-    "choice": "spec",
-    "helper": "spec",
-    "kernel": "spec",
-    "knob": "spec",
+    "BatchedEnv": "sparring.kit.batch",
+    "get": "sparring.kit.registry",
+    "make": "sparring.kit.registry",
+    "names": "sparring.kit.registry",
+    "register": "sparring.kit.registry",
+    "rand_float": "sparring.kit.rng",
+    "rand_int": "sparring.kit.rng",
+    "rand_u64": "sparring.kit.rng",
+    "Env": "sparring.kit.spec",
+    "Heads": "sparring.kit.spec",
+    "NoConfig": "sparring.kit.spec",
+    "Obs": "sparring.kit.spec",
+    "choice": "sparring.kit.spec",
+    "helper": "sparring.kit.spec",
+    "kernel": "sparring.kit.spec",
+    "knob": "sparring.kit.spec",
 }
 __all__ = sorted(_HOMES)
-
-
-def __getattr__(name: str):
-    """``sparring.kit.NAME``: the name from its module, imported now."""
-    if name not in _HOMES:
-        raise AttributeError(f"module 'sparring.kit' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"sparring.kit.{_HOMES[name]}"), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_HOMES))
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)

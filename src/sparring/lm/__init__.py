@@ -6,7 +6,7 @@ Heavy libraries (``transformers``, ``fastapi``) load only when a local model or 
 names below load on first use, so light modules (:mod:`sparring.lm.prompts`) import without numpy.
 """
 
-import importlib
+from sparring.kit.lazy import lazy_names
 
 _HOMES = {
     "BrainStats": "sparring.lm.text_brain",
@@ -17,10 +17,4 @@ _HOMES = {
 }
 
 __all__ = sorted(_HOMES)
-
-
-def __getattr__(name: str):
-    """Load one of :data:`__all__` from its module on first use (PEP 562)."""
-    if name not in _HOMES:
-        raise AttributeError(f"module 'sparring.lm' has no attribute {name!r}")
-    return getattr(importlib.import_module(_HOMES[name]), name)
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)

@@ -4,7 +4,7 @@
 Names load lazily, so env worker processes (``sparring.train.vec``) start without importing torch.
 """
 
-import importlib
+from sparring.kit.lazy import lazy_names
 
 _EXPORTS = {
     "TrainConfig": "sparring.train.config",
@@ -13,9 +13,4 @@ _EXPORTS = {
 }
 
 __all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str):
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'sparring.train' has no attribute {name!r}")
-    return getattr(importlib.import_module(_EXPORTS[name]), name)
+__getattr__, __dir__ = lazy_names(__name__, _EXPORTS)
