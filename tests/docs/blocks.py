@@ -27,6 +27,8 @@ MARKED = re.compile(
 NUMBER = re.compile(r" *[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e[-+]?\d+)?")  # 1,441,792 is one number
 PROGRESS = re.compile(r"(train|eval|record|explore|distill|grpo|sweep|ablate|bench|judge) \S+: ")  # the display's lines
 ROW = re.compile(r" +[^\d\s][^\d]*?(?: +[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?)+ *")  # an indented label, then numbers
+BOARD = re.compile(r"[.#A-Z]*\.[.#A-Z]*")  # a replay's board row: floor '.', walls '#', pieces as capitals
+PIECE = re.compile(r"[A-Z]")
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,9 @@ def shape(text: str) -> list[str]:
     only, each after a space) and a table's ``... N phases ...`` note become ``<row>``, since which rows a
     table lists depends on what happened; repeats of a line fold into one; the progress display's lines
     (``train catch: ...``) are left out, since which of them a command writes depends on how long it
-    takes. Headers, column names, labels of figures and the order of sections stay.
+    takes; a replay's board row keeps its walls but not its pieces (``C.#R`` becomes ``..#.``), since where a
+    trained player walks depends on the machine's arithmetic. Headers, column names, labels of figures and the
+    order of sections stay.
     """
     out = []
     for line in text.splitlines():
@@ -112,4 +116,6 @@ def fold_repeats(text: str) -> str:
 
 
 def _line_shape(line: str) -> str:
+    if BOARD.fullmatch(line):
+        return PIECE.sub(".", line)
     return " ".join(NUMBER.sub(" #", line).split())

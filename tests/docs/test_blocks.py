@@ -80,6 +80,14 @@ def test_shape_keeps_labels_and_order_but_not_numbers_which_rows_or_progress_lin
     assert shape(one) != shape(one.replace("episodes  win", "episodes  won"))
 
 
+def test_shape_keeps_a_boards_walls_but_not_where_its_pieces_stand():
+    frame = "tag episode 0  tick 3 (3/30)  phase play\n.......\n.#.#.#.\nC.....R\ntick 3/30"
+    moved = "tag episode 0  tick 9 (9/30)  phase play\n.......\n.#C#.#.\n....R..\ntick 9/30"
+    assert shape(frame) == shape(moved)
+    assert shape(frame)[1:4] == [".......", ".#.#.#.", "......."]
+    assert shape(frame) != shape(frame.replace(".#.#.#.", ".##..#."))
+
+
 def test_fold_repeats_keeps_the_first_and_the_last_of_each_run_of_one_shape():
     text = "a 1\nb: 1% 1,000/9,000\nb: 5% 5,000/9,000\nb: 50% 45,000/9,000\nb: 99% 1,000,000/9,000\nc 2"
     assert fold_repeats(text) == "a 1\nb: 1% 1,000/9,000\nb: 99% 1,000,000/9,000\nc 2"
