@@ -89,13 +89,14 @@ def test_an_error_in_a_worker_is_raised_by_the_caller():
 
 
 def test_workers_stop_when_the_pool_goes():
-    before = threading.active_count()
+    before = set(threading.enumerate())  # an earlier test's thread may end meanwhile: follow the pool's own
     pool = SlicePool(CALLS, _pieces([0, 1, 2, 3, 4]), threads=4)
     pool.run(np.zeros((4, 1), np.int32))  # workers now poll the board
-    assert threading.active_count() == before + 3  # the caller's thread is the fourth
+    workers = set(threading.enumerate()) - before
+    assert len(workers) == 3  # the caller's thread is the fourth
     del pool
     gc.collect()
-    assert threading.active_count() == before
+    assert not [t for t in workers if t.is_alive()]
 
 
 def test_threads_must_fit_the_pieces():
