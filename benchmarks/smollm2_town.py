@@ -12,8 +12,9 @@ player with noise (``--noise``; town: ``planner``, plan labels), saved merged; (
 outcome, groups restored from one state, for ``--grpo-minutes``, saved merged. Every stage is evaluated on the
 same ``--episodes`` envs (fixed seeds, seat 0, sampling at temperature 1, the policy GRPO trains) with a 95%
 Wilson interval; evaluations load the weights in ``--eval-dtype`` (bfloat16 by default: about twice float32's
-speed on a CPU with bf16 units) and GRPO trains in float32. Turns are put in ``--prompt`` (compact by default:
-the face's ``brief``, the lines' words, a walk in progress going on undecided). Town's learner is character 0
+speed on a CPU with bf16 units) and GRPO trains LoRA adapters over a ``--grpo-dtype`` base (float32 by
+default). Turns are put in ``--prompt`` (compact by default: the face's ``brief``, the lines' words, a walk in
+progress going on undecided). Town's learner is character 0
 of a one-day town with the gathering goal (as ``grpo_town.py``); OUT/summary.json collects every stage's
 figures and minutes.
 """
@@ -119,6 +120,7 @@ def improved(args, base: str) -> tuple[str, list[dict]]:
             goal=args.goal,
             seed=args.seed,
             lora=args.lora,
+            dtype=args.grpo_dtype,
             merged=True,
             prompt=args.prompt,
             learners=[0],
@@ -166,6 +168,7 @@ def main() -> None:
     p.add_argument("--group", type=int, default=8)
     p.add_argument("--groups", type=int, default=2)
     p.add_argument("--grpo-lr", type=float, default=2e-4)
+    p.add_argument("--grpo-dtype", default="float32", help="GRPO's frozen base: float32 or bfloat16")
     p.add_argument("--kl", type=float, default=0.02)
     p.add_argument("--shaping", type=float, default=0.3)
     p.add_argument("--threads", type=int, default=1)

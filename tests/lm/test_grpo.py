@@ -226,3 +226,53 @@ def test_a_lora_run_saves_its_adapter_and_on_request_the_merged_model_and_resume
     cfg.lora = 4
     with pytest.raises(ValueError, match="was trained with --lora 2, got --lora 4"):
         grpo(out, None, cfg, resume=True)
+
+
+def test_an_update_over_a_bfloat16_base_moves_float32_adapters_toward_positive_advantage(town_model):
+    from sparring.lm.lora import add_lora
+
+    model, tok = _load(town_model[0], dtype="bfloat16")
+    policy = add_lora(model, 2)
+    scorer = LineScorer(policy.base_model.model, tok)
+    trainable = [p for p in policy.parameters() if p.requires_grad]
+    assert trainable and {p.dtype for p in trainable} == {torch.float32}
+    assert {p.dtype for p in policy.parameters() if not p.requires_grad} == {torch.bfloat16}
+    turns = play_learners([scorer], learners_env(2, 5, [0], days=1), [0], 1.0, np.random.default_rng(1), turns=2).turns[
+        0
+    ]
+    with torch.no_grad():
+        before = [lp[t.choice].item() for lp, t in zip(policy_logp(scorer, turns, 1.0), turns)]
+    opt = torch.optim.AdamW(trainable, lr=1e-2)
+    update(scorer, None, opt, turns, np.array([1.0, -1.0]), GRPOConfig(kl=0.0, minibatch=64), np.random.default_rng(0))
+    with torch.no_grad():
+        after = [lp[t.choice].item() for lp, t in zip(policy_logp(scorer, turns, 1.0), turns)]
+    change = {e: np.mean([a - b for a, b, t in zip(after, before, turns) if t.env == e]) for e in (0, 1)}
+    assert change[0] > 0 > change[1]
+    assert all(p.dtype == torch.float32 for p in trainable)
+    assert all(state["exp_avg"].dtype == torch.float32 for state in opt.state.values())
+
+
+def test_a_bfloat16_run_saves_float32_adapters_and_merges_in_float32(town_model, tmp_path):
+    from safetensors.torch import load_file, save_file
+    from transformers import AutoModelForCausalLM
+
+    out = str(tmp_path / "bf16")
+    cfg = GRPOConfig(group=2, groups=1, turns=2, iterations=1, threads=1, lora=2, merged=True, dtype="bfloat16")
+    grpo(out, town_model[0], cfg, days=1)
+    weights = os.path.join(out, "adapter", "adapter_model.safetensors")
+    assert {v.dtype for v in load_file(weights).values()} == {torch.float32}
+    adapter = {k: torch.randn_like(v) * 0.05 for k, v in load_file(weights).items()}  # a known, nonzero adapter
+    save_file(adapter, weights)
+    cfg.iterations, cfg.lr = 2, 0.0  # resumed over the bfloat16 base; lr 0: merged as loaded
+    grpo(out, None, cfg, resume=True)
+    merged = AutoModelForCausalLM.from_pretrained(os.path.join(out, "model"))
+    assert {p.dtype for p in merged.parameters()} == {torch.float32}
+    base = AutoModelForCausalLM.from_pretrained(town_model[0])
+    prefix = "base_model.model.model.layers.0.self_attn.q_proj"
+    delta = 2.0 * adapter[f"{prefix}.lora_B.weight"] @ adapter[f"{prefix}.lora_A.weight"]  # alpha / r = 2
+    q = lambda m: m.model.layers[0].self_attn.q_proj.weight  # noqa: E731
+    held = q(base).to(torch.bfloat16).float()  # the base as the run held it, widened before the merge
+    assert torch.allclose(q(merged), held + delta, atol=1e-6)
+    assert not torch.allclose(delta.to(torch.bfloat16).float(), delta, atol=1e-6)  # bf16 would have rounded it
+    with pytest.raises(ValueError, match="--dtype bfloat16 trains LoRA adapters over a frozen bfloat16 base"):
+        grpo(str(tmp_path / "full"), town_model[0], GRPOConfig(iterations=1, dtype="bfloat16"), days=1)

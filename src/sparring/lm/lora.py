@@ -69,11 +69,12 @@ def save_adapter(peft_model, out: str, overwrite: bool = False) -> str:
 
 
 def save_merged(peft_model, tokenizer, out: str, overwrite: bool = False, info: dict | None = None) -> str:
-    """Save base weights + adapter merged as an ordinary model folder (``peft_model`` itself is left unmerged)."""
+    """Save base weights + adapter merged, in float32, as an ordinary model folder (``peft_model`` itself is left
+    unmerged; a bfloat16 base is widened before the merge, so the adapter's small change is not rounded away)."""
     from sparring.lm.model_spec import save_model
 
     with peft_quiet():
-        merged = copy.deepcopy(peft_model).merge_and_unload()
+        merged = copy.deepcopy(peft_model).float().merge_and_unload()
     return save_model(merged, tokenizer, out, overwrite, info)
 
 

@@ -1,0 +1,89 @@
+"""Seconds per trained turn of GRPO's update with SmolLM2-135M and LoRA: a float32 base against a bfloat16 one.
+
+Usage: .venv/bin/python benchmarks/grpo_update_dtype.py [--env town] [--turns 16] [--repeats 3] [--threads 1]
+
+Both policies are the GGUF base (``make smollm2``) with fresh rank-``--lora`` adapters, one loaded in float32 and
+one in bfloat16 (``GRPOConfig.dtype``). The turns are character 0's first ``--turns`` decisions over 8 towns (or
+fights) played by the float32 policy at temperature 1, in the compact prompt; the same turns, with advantages
+alternating +1 and -1 by env, go through :func:`sparring.lm.grpo.update` (one minibatch, microbatches of 8, the
+KL term against the adapters switched off, as a LoRA run does). The two dtypes take turns, ``--repeats`` times,
+in this process, so a busy machine slows both alike; each row is the median, then the ratio. Then two gaps of
+the turns' log-probabilities: between the two bases (how far bfloat16 moves the policy itself), and, per base,
+between one pass over all turns (as a rollout scores them) and passes of 8 (as the update does): the noise in
+the clipped objective's ratio at its first step, before the policy changed.
+"""
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+import torch
+
+from sparring.lm.choice import LineScorer
+from sparring.lm.grpo import GRPOConfig, _load, policy_logp, update
+from sparring.lm.learners import learners_env, play_learners
+from sparring.lm.lora import AdapterOff, add_lora
+from sparring.lm.model_spec import smollm2_gguf
+
+DTYPES = ("float32", "bfloat16")
+
+
+def policy(gguf: str, dtype: str, rank: int):
+    """(scorer, KL reference, optimizer) of the base in ``dtype`` with fresh LoRA adapters (seeded alike)."""
+    model, tok = _load(gguf, dtype=dtype)
+    torch.manual_seed(0)
+    peft_model = add_lora(model, rank)
+    scorer = LineScorer(peft_model.base_model.model, tok, prompt="compact")
+    opt = torch.optim.AdamW([p for p in peft_model.parameters() if p.requires_grad], lr=0.0)  # timing only
+    return scorer, AdapterOff(peft_model, scorer), opt
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--env", default="town")
+    parser.add_argument("--turns", type=int, default=16)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--lora", type=int, default=16)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    gguf = smollm2_gguf() or parser.error("SmolLM2 is not installed: run `make smollm2`")
+    policies = {dtype: policy(gguf, dtype, args.lora) for dtype in DTYPES}
+    config = {"days": 1} if args.env == "town" else {}
+    batch = learners_env(8, 0, [0], args.env, **config)
+    rng = np.random.default_rng(0)
+    played = play_learners([policies["float32"][0]], batch, [0], 1.0, rng, turns=args.turns)
+    turns = played.turns[0][: args.turns]
+    adv = np.where(np.arange(8) % 2 == 0, 1.0, -1.0)
+    cfg = GRPOConfig(kl=0.02, minibatch=len(turns), microbatch=8)
+    times = {dtype: [] for dtype in DTYPES}
+    for _ in range(args.repeats):
+        for dtype in DTYPES:
+            scorer, ref, opt = policies[dtype]
+            t0 = time.perf_counter()
+            update(scorer, ref, opt, turns, adv, cfg, np.random.default_rng(0))
+            times[dtype].append(time.perf_counter() - t0)
+    with torch.no_grad():
+        lps = {dtype: policy_logp(policies[dtype][0], turns, 1.0) for dtype in DTYPES}
+        parts = {  # as the update reads them: in passes of a microbatch
+            dtype: [
+                lp for k in range(0, len(turns), 8) for lp in policy_logp(policies[dtype][0], turns[k : k + 8], 1.0)
+            ]
+            for dtype in DTYPES
+        }
+    gap = max(float((a - b).abs().max()) for a, b in zip(lps["float32"], lps["bfloat16"]))
+    noise = {dtype: max(float((a - b).abs().max()) for a, b in zip(lps[dtype], parts[dtype])) for dtype in DTYPES}
+    lines = statistics.mean(len(t.lines) for t in turns)
+    print(f"{args.env}: {len(turns)} turns ({lines:.1f} lines each), LoRA rank {args.lora}, {args.threads} thread(s)")
+    median = {dtype: statistics.median(times[dtype]) for dtype in DTYPES}
+    for dtype in DTYPES:
+        print(f"  {dtype:9s} base: {median[dtype] / len(turns):.3f} s per turn (median of {args.repeats})")
+    print(f"  bfloat16 / float32 speed: {median['float32'] / median['bfloat16']:.2f}x")
+    print(f"  largest log-prob gap between the two bases: {gap:.3f}")
+    for dtype in DTYPES:  # what the clipped objective's ratio reads at its first step, before any change
+        print(f"  {dtype:9s} base, all turns in one pass against passes of 8: {noise[dtype]:.4f} largest log-prob gap")
+
+
+if __name__ == "__main__":
+    main()
