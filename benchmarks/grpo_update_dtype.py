@@ -21,20 +21,19 @@ import numpy as np
 import torch
 
 from sparring.lm.choice import LineScorer
-from sparring.lm.grpo import GRPOConfig, _load, policy_logp, update
+from sparring.lm.grpo import GRPOConfig, policy_logp, update
 from sparring.lm.learners import learners_env, play_learners
 from sparring.lm.lora import AdapterOff, add_lora
-from sparring.lm.model_spec import smollm2_gguf
+from sparring.lm.model_spec import load_model, load_tokenizer, smollm2_gguf
 
 DTYPES = ("float32", "bfloat16")
 
 
 def policy(gguf: str, dtype: str, rank: int):
     """(scorer, KL reference, optimizer) of the base in ``dtype`` with fresh LoRA adapters (seeded alike)."""
-    model, tok = _load(gguf, dtype=dtype)
     torch.manual_seed(0)
-    peft_model = add_lora(model, rank)
-    scorer = LineScorer(peft_model.base_model.model, tok, prompt="compact")
+    peft_model = add_lora(load_model(gguf, dtype), rank)
+    scorer = LineScorer(peft_model.base_model.model, load_tokenizer(gguf), prompt="compact")
     opt = torch.optim.AdamW([p for p in peft_model.parameters() if p.requires_grad], lr=0.0)  # timing only
     return scorer, AdapterOff(peft_model, scorer), opt
 
@@ -66,9 +65,12 @@ def main() -> None:
             times[dtype].append(time.perf_counter() - t0)
     with torch.no_grad():
         lps = {dtype: policy_logp(policies[dtype][0], turns, 1.0) for dtype in DTYPES}
-        parts = {  # as the update reads them: in passes of a microbatch
+        step = cfg.microbatch  # as the update reads them: in passes of a microbatch
+        parts = {
             dtype: [
-                lp for k in range(0, len(turns), 8) for lp in policy_logp(policies[dtype][0], turns[k : k + 8], 1.0)
+                lp
+                for k in range(0, len(turns), step)
+                for lp in policy_logp(policies[dtype][0], turns[k : k + step], 1.0)
             ]
             for dtype in DTYPES
         }
@@ -82,7 +84,7 @@ def main() -> None:
     print(f"  bfloat16 / float32 speed: {median['float32'] / median['bfloat16']:.2f}x")
     print(f"  largest log-prob gap between the two bases: {gap:.3f}")
     for dtype in DTYPES:  # what the clipped objective's ratio reads at its first step, before any change
-        print(f"  {dtype:9s} base, all turns in one pass against passes of 8: {noise[dtype]:.4f} largest log-prob gap")
+        print(f"  {dtype:9s} base, one pass against passes of {step}: largest log-prob gap {noise[dtype]:.4f}")
 
 
 if __name__ == "__main__":
