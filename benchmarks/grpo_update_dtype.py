@@ -10,7 +10,8 @@ KL term against the adapters switched off, as a LoRA run does). The two dtypes t
 in this process, so a busy machine slows both alike; each row is the median, then the ratio. Then two gaps of
 the turns' log-probabilities: between the two bases (how far bfloat16 moves the policy itself), and, per base,
 between one pass over all turns (as a rollout scores them) and passes of 8 (as the update does): the noise in
-the clipped objective's ratio at its first step, before the policy changed.
+the clipped objective's ratio at its first step, before the policy changed; and that noise once more with the
+bfloat16 base's output projection scored in float32 (whether the last layer or the body makes it).
 """
 
 import argparse
@@ -19,6 +20,7 @@ import time
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 
 from sparring.lm.choice import LineScorer
 from sparring.lm.grpo import GRPOConfig, policy_logp, update
@@ -36,6 +38,25 @@ def policy(gguf: str, dtype: str, rank: int):
     scorer = LineScorer(peft_model.base_model.model, load_tokenizer(gguf), prompt="compact")
     opt = torch.optim.AdamW([p for p in peft_model.parameters() if p.requires_grad], lr=0.0)  # timing only
     return scorer, AdapterOff(peft_model, scorer), opt
+
+
+class Float32Head(torch.nn.Module):
+    """A copy of an output projection that computes in float32 whatever dtype its input has."""
+
+    def __init__(self, head: torch.nn.Module):
+        super().__init__()
+        self.weight = head.weight.detach().float()
+        self.bias = None if head.bias is None else head.bias.detach().float()
+
+    def forward(self, x):
+        return F.linear(x.float(), self.weight, self.bias)
+
+
+def split_gap(scorer, turns, step: int) -> float:
+    """Largest gap of the turns' line log-probabilities between one pass over all and passes of ``step``."""
+    whole = policy_logp(scorer, turns, 1.0)
+    parts = [lp for k in range(0, len(turns), step) for lp in policy_logp(scorer, turns[k : k + step], 1.0)]
+    return max(float((a - b).abs().max()) for a, b in zip(whole, parts))
 
 
 def main() -> None:
@@ -63,19 +84,15 @@ def main() -> None:
             t0 = time.perf_counter()
             update(scorer, ref, opt, turns, adv, cfg, np.random.default_rng(0))
             times[dtype].append(time.perf_counter() - t0)
+    step = cfg.microbatch  # as the update reads them: in passes of a microbatch
     with torch.no_grad():
         lps = {dtype: policy_logp(policies[dtype][0], turns, 1.0) for dtype in DTYPES}
-        step = cfg.microbatch  # as the update reads them: in passes of a microbatch
-        parts = {
-            dtype: [
-                lp
-                for k in range(0, len(turns), step)
-                for lp in policy_logp(policies[dtype][0], turns[k : k + step], 1.0)
-            ]
-            for dtype in DTYPES
-        }
+        noise = {f"{dtype} base": split_gap(policies[dtype][0], turns, step) for dtype in DTYPES}
+        bf16 = policies["bfloat16"][0].model
+        head = Float32Head(bf16.get_output_embeddings())
+        bf16.get_output_embeddings = lambda: head  # the scorer asks the model for its projection on every pass
+        noise["bfloat16 base, float32 projection"] = split_gap(policies["bfloat16"][0], turns, step)
     gap = max(float((a - b).abs().max()) for a, b in zip(lps["float32"], lps["bfloat16"]))
-    noise = {dtype: max(float((a - b).abs().max()) for a, b in zip(lps[dtype], parts[dtype])) for dtype in DTYPES}
     lines = statistics.mean(len(t.lines) for t in turns)
     print(f"{args.env}: {len(turns)} turns ({lines:.1f} lines each), LoRA rank {args.lora}, {args.threads} thread(s)")
     median = {dtype: statistics.median(times[dtype]) for dtype in DTYPES}
@@ -83,8 +100,8 @@ def main() -> None:
         print(f"  {dtype:9s} base: {median[dtype] / len(turns):.3f} s per turn (median of {args.repeats})")
     print(f"  bfloat16 / float32 speed: {median['float32'] / median['bfloat16']:.2f}x")
     print(f"  largest log-prob gap between the two bases: {gap:.3f}")
-    for dtype in DTYPES:  # what the clipped objective's ratio reads at its first step, before any change
-        print(f"  {dtype:9s} base, one pass against passes of {step}: largest log-prob gap {noise[dtype]:.4f}")
+    for name, value in noise.items():  # what the clipped objective's ratio reads at its first step, before any change
+        print(f"  {name}, one pass against passes of {step}: largest log-prob gap {value:.4f}")
 
 
 if __name__ == "__main__":
