@@ -6,12 +6,14 @@ Both policies are the GGUF base (``make smollm2``) with fresh rank-``--lora`` ad
 one in bfloat16 (``GRPOConfig.dtype``). The turns are character 0's first ``--turns`` decisions over 8 towns (or
 fights) played by the float32 policy at temperature 1, in the compact prompt; the same turns, with advantages
 alternating +1 and -1 by env, go through :func:`sparring.lm.grpo.update` (one minibatch, microbatches of 8, the
-KL term against the adapters switched off, as a LoRA run does). The two dtypes take turns, ``--repeats`` times,
-in this process, so a busy machine slows both alike; each row is the median, then the ratio. Then two gaps of
-the turns' log-probabilities: between the two bases (how far bfloat16 moves the policy itself), and, per base,
-between one pass over all turns (as a rollout scores them) and passes of 8 (as the update does): the noise in
-the clipped objective's ratio at its first step, before the policy changed; and that noise once more with the
-bfloat16 base's output projection scored in float32 (whether the last layer or the body makes it).
+KL term against the adapters switched off, as a LoRA run does; over bfloat16 it first reads the old
+log-probabilities again in its own passes). The two dtypes take turns, ``--repeats`` times, in this process, so
+a busy machine slows both alike; each row is the median, then the ratio. Then two gaps of the turns'
+log-probabilities: between the two bases (how far bfloat16 moves the policy itself), and, per base, between one
+pass over all turns (as a rollout scores them) and passes of 8 (as the update does): the noise the clipped
+objective's ratio would read at its first step if the update took the played log-probabilities; and that noise
+once more with the bfloat16 base's output projection scored in float32 (whether the last layer or the body
+makes it).
 """
 
 import argparse
@@ -76,15 +78,15 @@ def main() -> None:
     played = play_learners([policies["float32"][0]], batch, [0], 1.0, rng, turns=args.turns)
     turns = played.turns[0][: args.turns]
     adv = np.where(np.arange(8) % 2 == 0, 1.0, -1.0)
-    cfg = GRPOConfig(kl=0.02, minibatch=len(turns), microbatch=8)
+    cfg = {dtype: GRPOConfig(kl=0.02, minibatch=len(turns), microbatch=8, dtype=dtype) for dtype in DTYPES}
     times = {dtype: [] for dtype in DTYPES}
     for _ in range(args.repeats):
         for dtype in DTYPES:
             scorer, ref, opt = policies[dtype]
             t0 = time.perf_counter()
-            update(scorer, ref, opt, turns, adv, cfg, np.random.default_rng(0))
+            update(scorer, ref, opt, turns, adv, cfg[dtype], np.random.default_rng(0))
             times[dtype].append(time.perf_counter() - t0)
-    step = cfg.microbatch  # as the update reads them: in passes of a microbatch
+    step = cfg["float32"].microbatch  # as the update reads them: in passes of a microbatch
     with torch.no_grad():
         lps = {dtype: policy_logp(policies[dtype][0], turns, 1.0) for dtype in DTYPES}
         noise = {f"{dtype} base": split_gap(policies[dtype][0], turns, step) for dtype in DTYPES}

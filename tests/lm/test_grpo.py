@@ -1,5 +1,6 @@
 """GRPO: group advantages, the direction of an update, restored groups, run folders that resume, the CLI."""
 
+import dataclasses
 import json
 import re
 import os
@@ -250,6 +251,22 @@ def test_an_update_over_a_bfloat16_base_moves_float32_adapters_toward_positive_a
     assert change[0] > 0 > change[1]
     assert all(p.dtype == torch.float32 for p in trainable)
     assert all(state["exp_avg"].dtype == torch.float32 for state in opt.state.values())
+
+
+@pytest.mark.parametrize("dtype, clipped", [("float32", 1.0), ("bfloat16", 0.0)])
+def test_over_a_bfloat16_base_the_ratio_starts_from_log_probs_read_in_the_updates_passes(town_model, dtype, clipped):
+    from sparring.lm.lora import add_lora
+
+    model, tok = _load(town_model[0], dtype=dtype)
+    policy = add_lora(model, 2)
+    scorer = LineScorer(policy.base_model.model, tok)
+    played = play_learners([scorer], learners_env(2, 5, [0], days=1), [0], 1.0, np.random.default_rng(1), turns=3)
+    off = [dataclasses.replace(t, logp=t.logp - 1.0) for t in played.turns[0]]  # played numbers far from any pass's
+    opt = torch.optim.AdamW([p for p in policy.parameters() if p.requires_grad], lr=0.0)  # the policy stays put
+    cfg = GRPOConfig(kl=0.0, minibatch=4, microbatch=2, epochs=2, dtype=dtype)
+    stats = update(scorer, None, opt, off, np.array([1.0, -1.0]), cfg, np.random.default_rng(0))
+    assert stats["samples"] == len(off) > 4
+    assert stats["clip_frac"] == clipped  # float32 reads the played ones (ratio e; all clipped), bfloat16 its own
 
 
 def test_a_bfloat16_run_saves_float32_adapters_and_merges_in_float32(town_model, tmp_path):

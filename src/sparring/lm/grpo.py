@@ -97,7 +97,8 @@ class GRPOConfig:
     dtype: str = choices("float32", ("float32", "bfloat16"))
     """The frozen base weights' type in a LoRA run (playing, the update and the KL reference); the adapters (peft
     makes them float32 over any base), the optimizer and a merged save stay float32. bfloat16 is faster on a CPU
-    with bf16 units."""
+    with bf16 units; its update reads the old log-probabilities again (one more forward pass per turn), since
+    bfloat16's differ between batches."""
     merged: bool = False
     """A LoRA run also saves the merged model (``model/``, a plain folder as large as the base); by default only
     the adapters (``adapter/``), which ``--base`` plus the adapter reproduce."""
@@ -150,30 +151,56 @@ def _loss_terms(scorer, ref, part: list[TurnSample], adv: np.ndarray, cfg: GRPOC
     return loss.item(), kl.sum().item(), ((ratio - 1).abs() > cfg.clip).sum().item()
 
 
+def _passes(turns: list[TurnSample], cfg: GRPOConfig):
+    """The update's passes over ``turns`` in order: per gradient step (``cfg.minibatch`` turns), its passes of
+    ``cfg.microbatch``."""
+    for start in range(0, len(turns), cfg.minibatch):
+        chunk = turns[start : start + cfg.minibatch]
+        yield [chunk[k : k + cfg.microbatch] for k in range(0, len(chunk), cfg.microbatch)]
+
+
+def _old_logp_in_passes(scorer, turns: list[TurnSample], cfg: GRPOConfig) -> list[TurnSample]:
+    """``turns`` with the chosen line's log-probability read again by the policy as it stands, in the passes the
+    update will read them in. Over a bfloat16 base a line's log-probability depends on the batch it is read in
+    (by up to 0.64 between passes, ``benchmarks/grpo_update_dtype.py``), so the played one would put that noise
+    into the ratio at the first step; read in the same passes it starts at 1 (as TRL reads its old log-probabilities
+    with the trained model rather than taking the sampler's)."""
+    import torch
+
+    again = []
+    with torch.no_grad():
+        for step in _passes(turns, cfg):
+            for part in step:
+                logps = policy_logp(scorer, part, cfg.temperature)
+                again += [dataclasses.replace(t, logp=float(lp[t.choice])) for lp, t in zip(logps, part)]
+    return again
+
+
 def update(
     scorer, ref, opt, turns: list[TurnSample], adv: np.ndarray, cfg: GRPOConfig, rng: np.random.Generator
 ) -> dict:
-    """One iteration's clipped-objective steps over ``turns`` (advantage ``adv[turn.env]``); mean loss terms."""
+    """One iteration's clipped-objective steps over ``turns`` (advantage ``adv[turn.env]``); mean loss terms. The
+    ratio's old log-probabilities are the played ones, or over a bfloat16 base (``cfg.dtype``) those of the
+    policy before the first step, read in the first epoch's passes (:func:`_old_logp_in_passes`)."""
     import torch
 
     used = [t for t in turns if adv[t.env] != 0.0]
     kls, losses, clipped = [], [], []
     scorer.model.train()
-    for _ in range(cfg.epochs):
+    for epoch in range(cfg.epochs):
         order = rng.permutation(len(used))
-        for start in range(0, len(used), cfg.minibatch):
-            chunk = [used[i] for i in order[start : start + cfg.minibatch]]
+        if epoch == 0 and cfg.dtype == "bfloat16":
+            used, order = _old_logp_in_passes(scorer, [used[i] for i in order], cfg), np.arange(len(used))
+        for step in _passes([used[i] for i in order], cfg):
+            n = sum(len(part) for part in step)
             opt.zero_grad(set_to_none=True)
-            terms = [
-                _loss_terms(scorer, ref, chunk[k : k + cfg.microbatch], adv, cfg, len(chunk))
-                for k in range(0, len(chunk), cfg.microbatch)
-            ]
+            terms = [_loss_terms(scorer, ref, part, adv, cfg, n) for part in step]
             torch.nn.utils.clip_grad_norm_(scorer.model.parameters(), 1.0)
             opt.step()
             loss, kl, clip = (sum(t[i] for t in terms) for i in range(3))
-            kls.append(kl / len(chunk))
+            kls.append(kl / n)
             losses.append(loss)
-            clipped.append(clip / len(chunk))
+            clipped.append(clip / n)
     scorer.model.eval()
     mean = lambda xs: float(np.mean(xs)) if xs else 0.0  # noqa: E731
     return {"kl": mean(kls), "loss": mean(losses), "clip_frac": mean(clipped), "samples": len(used)}
