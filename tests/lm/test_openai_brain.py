@@ -121,7 +121,10 @@ def test_busy_server_is_retried_with_backoff_then_counted(odd_server):
 
 
 class _Flaky(http.server.BaseHTTPRequestHandler):
-    """Per conversation: the 1st attempt loses its connection, the 2nd gets 503, the 3rd the answer."""
+    """Per conversation, attempt k gets ``PLAN[k - 1]``: the connection dropped (no reply at all), a 503, or the
+    answer (also past the plan's end)."""
+
+    PLAN = ("drop", 503, "answer")
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -129,10 +132,11 @@ class _Flaky(http.server.BaseHTTPRequestHandler):
         with self.server.lock:
             self.server.seen.setdefault(key, []).append(time.monotonic())
             attempt = len(self.server.seen[key])
-        if attempt == 1:
+        step = self.PLAN[attempt - 1] if attempt <= len(self.PLAN) else "answer"
+        if step == "drop":
             self.close_connection = True  # no reply at all: the client sees the connection drop
             return
-        if attempt == 2:
+        if step == 503:
             reply, status = b'{"error": {"message": "overloaded"}}', 503
         else:
             reply, status = json.dumps({"choices": [{"message": {"content": f"ok {key}"}}]}).encode(), 200
@@ -146,13 +150,22 @@ class _Flaky(http.server.BaseHTTPRequestHandler):
         pass
 
 
-@pytest.fixture
-def flaky_server():
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Flaky)
+class _DropsAgain(_Flaky):
+    PLAN = ("drop", 503, "drop", "answer")
+
+
+def _serve(handler):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.lock, server.seen = threading.Lock(), {}
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1", server.seen
+    return server, f"http://127.0.0.1:{server.server_address[1]}/v1"
+
+
+@pytest.fixture
+def flaky_server():
+    server, url = _serve(_Flaky)
+    yield url, server.seen
     server.shutdown()
     server.server_close()
 
@@ -257,12 +270,19 @@ def test_a_url_without_a_port_fails_within_the_deadline():
     assert time.monotonic() - start < 5
 
 
-def test_a_reply_resets_the_deadline(flaky_server):
-    """A server that answers (even 503) is not unreachable: its failures are counted, never raised."""
-    url, _ = flaky_server
-    with OpenAIBrain(url, "m", _keep({}), SAFE, retries=1, backoff=0, unreachable_s=0.01) as brain:
-        brain.decide(_batch(1))
-    assert brain.stats.failed + brain.stats.parsed == 1
+def test_a_reply_resets_the_deadline():
+    """A server that answers (even 503) is not unreachable: the drops at 0 s and about 0.3 s lie further apart
+    than the deadline, but the 503 between them restarts it, so the turn is answered."""
+    server, url = _serve(_DropsAgain)
+    try:
+        with OpenAIBrain(url, "m", _keep({}), SAFE, retries=3, backoff=0.1, unreachable_s=0.25) as brain:
+            brain.decide(_batch(1))
+    finally:
+        server.shutdown()
+        server.server_close()
+    (times,) = server.seen.values()
+    assert times[2] - times[0] >= 0.25  # without the reset the second drop would be past the deadline
+    assert (brain.stats.parsed, brain.requests) == (1, 4)
 
 
 def test_non_finite_settings_are_refused():
