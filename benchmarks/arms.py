@@ -87,8 +87,9 @@ def histogram(values: list[int]) -> str:
 
 def report(runs: dict, treated: str) -> dict:
     """Print each arm's waves (or the env's progress field) reached, per-seed means and clear rates, then
-    :func:`compare` ``treated`` with ``baseline``; ``runs`` maps arm to its per-seed results (``reach``,
-    ``clear``, ``steps``, ``field``). Returns the per-seed figures and the test."""
+    :func:`compare` ``treated`` with ``baseline`` by per-seed mean and, where any run cleared, by clear rate;
+    ``runs`` maps arm to its per-seed results (``reach``, ``clear``, ``steps``, ``field``). Returns the per-seed
+    figures and the tests (``u``, ``p``; ``clear_u``, ``clear_p``)."""
     field = runs["baseline"][0]["field"]
     means = {arm: [float(np.mean(r["reach"])) for r in rs] for arm, rs in runs.items()}
     clears = {arm: [float(np.mean(r["clear"])) for r in rs] for arm, rs in runs.items()}
@@ -103,15 +104,17 @@ def report(runs: dict, treated: str) -> dict:
             f"{'':>10}  per-seed clear rate: {', '.join(f'{c:.1%}' for c in clears[arm])}  "
             f"(pooled {np.mean(clears[arm]):.1%}); {np.mean([r['steps'] for r in rs]):.3g} steps per run"
         )
-    return {"per_seed_mean": means, "per_seed_clear": clears, **compare(means, treated, field)}
+    test = compare(means, treated, f"mean {field}")
+    clear = compare(clears, treated, "clear rate") if any(c for cs in clears.values() for c in cs) else {}
+    return {"per_seed_mean": means, "per_seed_clear": clears, **test, **{f"clear_{k}": v for k, v in clear.items()}}
 
 
 def compare(means: dict, treated: str, field: str) -> dict:
-    """One-sided Mann-Whitney of the per-seed means, ``treated`` > baseline: printed, and returned as numbers."""
+    """One-sided Mann-Whitney of the per-seed ``field``, ``treated`` > baseline: printed, and returned as numbers."""
     test = mannwhitneyu(means[treated], means["baseline"], alternative="greater")
     verdict = "significant" if test.pvalue < 0.01 else "not significant"
     print(
-        f"Mann-Whitney U (per-seed mean {field}, {treated} > baseline): U = {test.statistic:.1f}, "
+        f"Mann-Whitney U (per-seed {field}, {treated} > baseline): U = {test.statistic:.1f}, "
         f"p = {test.pvalue:.4g} ({verdict} at p < 0.01; n = {len(means[treated])} seeds per arm)"
     )
     return {"u": float(test.statistic), "p": float(test.pvalue)}
