@@ -54,11 +54,14 @@ class Float32Head(torch.nn.Module):
         return F.linear(x.float(), self.weight, self.bias)
 
 
-def split_gap(scorer, turns, step: int) -> float:
-    """Largest gap of the turns' line log-probabilities between one pass over all and passes of ``step``."""
-    whole = policy_logp(scorer, turns, 1.0)
-    parts = [lp for k in range(0, len(turns), step) for lp in policy_logp(scorer, turns[k : k + step], 1.0)]
-    return max(float((a - b).abs().max()) for a, b in zip(whole, parts))
+def in_passes(scorer, turns, step: int) -> list:
+    """The turns' line log-probabilities read in passes of ``step`` turns, as the update reads them."""
+    return [lp for k in range(0, len(turns), step) for lp in policy_logp(scorer, turns[k : k + step], 1.0)]
+
+
+def largest_gap(a: list, b: list) -> float:
+    """Largest difference between two lists of per-turn log-probabilities."""
+    return max(float((x - y).abs().max()) for x, y in zip(a, b))
 
 
 def main() -> None:
@@ -89,12 +92,16 @@ def main() -> None:
     step = cfg["float32"].microbatch  # as the update reads them: in passes of a microbatch
     with torch.no_grad():
         lps = {dtype: policy_logp(policies[dtype][0], turns, 1.0) for dtype in DTYPES}
-        noise = {f"{dtype} base": split_gap(policies[dtype][0], turns, step) for dtype in DTYPES}
-        bf16 = policies["bfloat16"][0].model
-        head = Float32Head(bf16.get_output_embeddings())
-        bf16.get_output_embeddings = lambda: head  # the scorer asks the model for its projection on every pass
-        noise["bfloat16 base, float32 projection"] = split_gap(policies["bfloat16"][0], turns, step)
-    gap = max(float((a - b).abs().max()) for a, b in zip(lps["float32"], lps["bfloat16"]))
+        noise = {
+            f"{dtype} base": largest_gap(lps[dtype], in_passes(policies[dtype][0], turns, step)) for dtype in DTYPES
+        }
+        bf16 = policies["bfloat16"][0]
+        head = Float32Head(bf16.model.get_output_embeddings())
+        bf16.model.get_output_embeddings = lambda: head  # the scorer asks the model for its projection on every pass
+        noise["bfloat16 base, float32 projection"] = largest_gap(
+            policy_logp(bf16, turns, 1.0), in_passes(bf16, turns, step)
+        )
+    gap = largest_gap(lps["float32"], lps["bfloat16"])
     lines = statistics.mean(len(t.lines) for t in turns)
     print(f"{args.env}: {len(turns)} turns ({lines:.1f} lines each), LoRA rank {args.lora}, {args.threads} thread(s)")
     median = {dtype: statistics.median(times[dtype]) for dtype in DTYPES}

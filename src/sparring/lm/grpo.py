@@ -188,10 +188,10 @@ def update(
     kls, losses, clipped = [], [], []
     scorer.model.train()
     for epoch in range(cfg.epochs):
-        order = rng.permutation(len(used))
+        shuffled = [used[i] for i in rng.permutation(len(used))]
         if epoch == 0 and cfg.dtype == "bfloat16":
-            used, order = _old_logp_in_passes(scorer, [used[i] for i in order], cfg), np.arange(len(used))
-        for step in _passes([used[i] for i in order], cfg):
+            used = shuffled = _old_logp_in_passes(scorer, shuffled, cfg)
+        for step in _passes(shuffled, cfg):
             n = sum(len(part) for part in step)
             opt.zero_grad(set_to_none=True)
             terms = [_loss_terms(scorer, ref, part, adv, cfg, n) for part in step]
