@@ -182,7 +182,8 @@ def restore_trainer(trainer, path: str) -> dict:
     restore_opponent(trainer, folder, meta, extra)
     if getattr(trainer, "restarts", None) is not None and os.path.exists(os.path.join(folder, "archive.json")):
         trainer.restarts.load(folder)
-    if getattr(trainer, "curriculum", None) is not None and os.path.exists(os.path.join(folder, "curriculum.npz")):
+    curriculum = getattr(trainer, "curriculum", None)
+    if curriculum is not None and os.path.exists(os.path.join(folder, type(curriculum).FILE)):
         trainer.curriculum.load(folder)
     if trainer.cfg.kl_teacher:  # none saved (PPO had not started): the teacher is the policy as PPO starts
         trainer.teacher = TeacherKL.load(trainer.policy, folder, trainer.cfg.kl_teacher, trainer.cfg.kl_teacher_until)

@@ -160,7 +160,9 @@ class TrainConfig:
         "KIND states (a state set .npz), archive (a folder of `sparring explore` or of an "
         "--archive checkpoint) or recording (a .parquet), and own:N (no file: the learner's own "
         "records on arriving in each group, the newest N kept per group), e.g. 'states:waves.npz,"
-        "recording:runs/x.parquet' or 'own:256' (empty: none; see sparring.train.curriculum).",
+        "recording:runs/x.parquet' or 'own:256' (empty: none; see sparring.train.curriculum). "
+        "Alone, replay:N: prioritized restarts from the learner's own states, the N whose following "
+        "segments had the largest |advantage| kept, drawn by it, any env (sparring.train.curriculum_replay).",
     )
     curriculum_true: float = knob(
         0.2,
@@ -180,6 +182,15 @@ class TrainConfig:
         "Curriculum: ended episodes a group's recent success remembers (older "
         "ones fade by 1 - 1/window per newer one).",
         low=1,
+    )
+    curriculum_every: int = knob(
+        32, "Curriculum replay:N: ticks between snapshots of the learner's states (the scored segment's length).", low=1
+    )
+    curriculum_fade: float = knob(
+        0.5,
+        "Curriculum replay:N: factor on a kept state's score each time it is drawn (0: drawn once, 1: never fades).",
+        low=0,
+        high=1,
     )
     env_anneal: str = knob(
         "",

@@ -127,6 +127,8 @@ class Curriculum:
       first (:class:`~sparring.explore.restarts.ArchiveRestarts`), or None.
     """
 
+    FILE = FILE
+
     def __init__(
         self,
         env,

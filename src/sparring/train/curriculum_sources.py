@@ -7,7 +7,9 @@ The spec is a comma-separated list of ``KIND:PATH`` entries (paths cannot hold c
   ``--archive`` run), the record of every cell;
 - ``recording:FILE``: a recording (``.parquet``), every recorded state but each episode's final one;
 - ``own:N``: no file: the learner's own records on arriving in each group during the run, the newest
-  ``N`` per group (:mod:`sparring.train.curriculum_pool`; needs an env that declares start groups).
+  ``N`` per group (:mod:`sparring.train.curriculum_pool`; needs an env that declares start groups);
+- ``replay:N``: no file and no groups: prioritized restarts from the learner's own states, the ``N``
+  of highest |advantage| kept (:mod:`sparring.train.curriculum_replay`; any env). It stands alone.
 
 All states of all sources are pooled, then grouped by the env's start group (``Env.start_groups``;
 a state set saved with the env's own ``start_group_key`` keeps its saved groups). A source holding
@@ -35,8 +37,9 @@ KINDS = {
     "archive": "an archive folder (sparring explore --out DIR, or a --archive checkpoint)",
     "recording": "a recording .parquet (sparring record)",
     "own": "the learner's own arrivals in each group, the newest N kept per group",
+    "replay": "the learner's own states of highest |advantage|, N kept (alone)",
 }
-OWN = "own"
+OWN, REPLAY = "own", "replay"
 SYNTAX = "KIND:PATH[,KIND:PATH...] with KIND " + ", ".join(f"{k} ({v})" for k, v in KINDS.items())
 
 
@@ -56,6 +59,8 @@ class StartStates:
     """``(entry, states taken)`` per source, in spec order."""
     own: int = 0
     """With ``own:N``: the learner's own arrivals kept per group during the run (else 0)."""
+    replay: int = 0
+    """With ``replay:N``: the learner's own states kept by |advantage| (else 0; then there are no other sources)."""
 
     def labels(self) -> list[str]:
         """A metric name part per group: ``<key name>_<key>`` (``group_<key>`` when the env names none)."""
@@ -81,7 +86,18 @@ def load_start_states(spec: str, env_cls: type, env_config: dict | None = None) 
     config = make_config(env_cls, env_config)
     records, groups, taken = [np.zeros(0, env_cls.record_dtype)], [np.zeros(0, np.int64)], []
     own = 0
-    for kind, path in parse_spec(spec):
+    entries = parse_spec(spec)
+    if any(kind == REPLAY for kind, _ in entries):
+        if len(entries) > 1:
+            raise ValueError(f"train.curriculum {spec!r}: replay:N stands alone; give it without other sources")
+        path = entries[0][1]
+        if not path.isdigit() or int(path) < 1:
+            raise ValueError(
+                f"train.curriculum source replay:{path}: N must be a positive int (states kept), e.g. replay:4096"
+            )
+        empty = np.zeros(0, np.int64)
+        return StartStates(records[0], empty, empty, "", [(f"replay:{path}", 0)], replay=int(path))
+    for kind, path in entries:
         where = f"train.curriculum source {kind}:{path}"
         if kind == OWN:
             if own:

@@ -140,6 +140,7 @@ def imitate(trainer) -> Iterator[dict]:
     ):
         start = time.perf_counter()
         teacher_rollout(trainer.rollout, cfg.imitate, trainer.opponent, cfg.imitate_mix, rng)
+        trainer.score_restarts()
         collected = time.perf_counter()
         losses = clone_update(trainer.policy, trainer.optimizer, trainer.rollout, cfg)
         end = time.perf_counter()

@@ -13,6 +13,7 @@ from sparring.players.policy import policy_for
 from sparring.train.backends import make_env
 from sparring.train.config import TrainConfig
 from sparring.train.curriculum import Curriculum
+from sparring.train.curriculum_replay import ReplayRestarts
 from sparring.train.curriculum_sources import load_start_states
 from sparring.train.opponents import make_opponent
 from sparring.train.optim import make_optimizer
@@ -156,10 +157,20 @@ class Trainer:
                 "train.archive_fraction (or --archive F) above 0"
             )
         # the start-state curriculum owns the archive's hook when both are on (see train.curriculum)
-        self.curriculum = (
-            None
-            if starts is None
-            else Curriculum(
+        self.curriculum = None if starts is None else self._curriculum(starts)
+        if self.curriculum is not None:
+            self.rollout.episode_end = self.curriculum
+        self.anneal = EnvAnneal(self.env, anneal) if anneal else None
+        self.global_step = 0
+        self.iteration = 0
+        self.elapsed = 0.0  # seconds spent training, carried across resumes
+
+    def _curriculum(self, starts):
+        """The start-state curriculum of ``train.curriculum``: prioritized restarts (``replay:N``) or the group
+        curriculum over the sources' states; it owns the archive's hook when both are on."""
+        cfg = self.cfg
+        if not starts.replay:
+            return Curriculum(
                 self.env,
                 self.rollout.rows_np,
                 self.rollout.state,
@@ -170,13 +181,23 @@ class Trainer:
                 cfg.seed,
                 archive=self.restarts,
             )
+        return ReplayRestarts(
+            self.env,
+            self.rollout.rows_np,
+            self.rollout.state,
+            starts.replay,
+            cfg.horizon,
+            cfg.curriculum_every,
+            cfg.curriculum_true,
+            cfg.curriculum_fade,
+            cfg.seed,
+            archive=self.restarts,
         )
-        if self.curriculum is not None:
-            self.rollout.episode_end = self.curriculum
-        self.anneal = EnvAnneal(self.env, anneal) if anneal else None
-        self.global_step = 0
-        self.iteration = 0
-        self.elapsed = 0.0  # seconds spent training, carried across resumes
+
+    def score_restarts(self) -> None:
+        """After a rollout (PPO's or a warm start's): prioritized restarts (``replay:N``) score its snapshots."""
+        if isinstance(self.curriculum, ReplayRestarts):
+            self.curriculum.score_rollout(self.rollout, self.cfg.gamma, self.cfg.gae_lambda)
 
     def close(self) -> None:
         """Stop the env's worker processes or actors (multiprocess and ray backends; nothing to do in-process)."""
@@ -210,6 +231,7 @@ class Trainer:
         if self.population is None:
             self.optimizer.set_lr(lr)
             perf = self.rollout.collect()
+            self.score_restarts()
             collected = time.perf_counter()
             if self.cfg.kl_teacher and self.teacher is None:  # PPO starts here, after any warm start
                 self.teacher = TeacherKL(self.policy, self.cfg.kl_teacher, self.cfg.kl_teacher_until, self.global_step)
