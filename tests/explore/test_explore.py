@@ -37,6 +37,14 @@ def test_reach_plays_one_episode_per_env_from_its_start():
     assert all(t > 0 for t in result["ticks"]) and min(result["reach"]) >= 0
 
 
+def test_the_reach_of_an_env_without_cells_is_its_episodes_length():
+    env = sparring.make("duel", num_envs=1)
+    policy = policy_for(env, make_train_config(None, {"hidden": 8}))
+    result = reach("duel", policy, episodes=4, seed=1)
+    assert result["field"] == "tick" and result["reach"] == result["ticks"] and min(result["ticks"]) > 0
+    assert len(result["clear"]) == 4
+
+
 def test_explore_command_saves_resumes_and_names_a_wrong_env(tmp_path, capsys):
     out = str(tmp_path / "archive")
     assert main(["explore", "serpent", "--steps", "640", "--num-envs", "8", "--out", out, "--json"]) == 0

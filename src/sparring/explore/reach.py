@@ -2,7 +2,8 @@
 
 "Reach" of an episode is the first (progress) field of the cell of its final record: the wave
 reached in `gauntlet`, boss damage in 36s in `serpent`. A clear is an episode with a positive
-return (the env's terminal +1), the same success rule the archive uses.
+return (the env's terminal +1), the same success rule the archive uses. An env without cells (``duel``)
+reports its episodes' lengths in ticks as their reach, so its clears (wins) can be measured the same way.
 """
 
 from __future__ import annotations
@@ -25,17 +26,19 @@ def reach(
     if episodes < 1:
         raise ValueError(f"reach needs at least one episode, got {episodes}")
     env = registry.make(env_name, num_envs=int(episodes), seed=seed, autoreset=False, **(env_config or {}))
-    fields = cell_fields(env.env_cls)
+    cells = callable(getattr(env.env_cls, "cell_keys", None)) and bool(getattr(env.env_cls, "cell_fields", None))
+    fields = cell_fields(env.env_cls) if cells else ("tick",)
     state = policy.initial_state(env.rows)
     with torch.inference_mode():
         while not env.done.all():
             obs, mask = torch.from_numpy(env.obs), torch.from_numpy(env.mask)
             actions, _, _, state = policy.act(obs, mask, state, None, greedy=greedy)
             env.step(actions.numpy().astype(np.int32))
-    depth = decode(keys_of(env.env_cls, env.snapshot()), len(fields))[:, 0]
+    ticks = env.records["tick"]
+    depth = decode(keys_of(env.env_cls, env.snapshot()), len(fields))[:, 0] if cells else ticks
     return {
         "field": fields[0],
         "reach": depth.tolist(),
         "clear": (env.ended_return > 0).tolist(),
-        "ticks": env.records["tick"].tolist(),
+        "ticks": ticks.tolist(),
     }
