@@ -121,6 +121,8 @@ def test_snapshots_are_scored_by_the_mean_advantage_of_their_segment_up_to_its_e
     assert kept(hook) == {11: 0.9, 9: 0.6, 8: 0.5}
     assert hook.metrics()["curriculum/replay/score_new"] == pytest.approx((0.1 + 0.2 + 0.3 + 0.4 + 0.5 + 0.6 + 0.9) / 7)
     assert hook.metrics()["curriculum/replay/kept"] == 3 and len(hook.pending) == 1
+    # the next rollout's first snapshot: env 0 ended in the last tick and plays a true start, the others go on
+    assert hook.pending[0][2].tolist() == [True, False, False, False]
 
 
 def scored_hook(num_envs, **kw):

@@ -86,8 +86,9 @@ class ReplayRestarts:
         self.size = 0
         self.rng = np.random.default_rng([int(seed), 13])
         self.tick = 0
+        self.just_done = np.ones(env.num_envs, np.bool_)  # the envs whose episode ended in the last step
         # this rollout's snapshots: (tick, every env's record, which envs had just started a fresh episode)
-        self.pending = [(0, env.snapshot(), np.ones(env.num_envs, np.bool_))]
+        self.pending = [(0, env.snapshot(), self.just_done.copy())]
         self.counters = np.zeros(2, np.int64)  # starts in all, starts at the last rollout's end
         self.last = {"score_new": float("nan"), "score_drawn": float("nan")}
 
@@ -97,8 +98,9 @@ class ReplayRestarts:
         if self.archive is not None:
             self.archive.after_step(done, state)
         self.tick += 1
+        self.just_done = np.array(done, np.bool_)
         if self.tick < self.horizon and self.tick % self.every == 0:
-            self.pending.append((self.tick, self.env.snapshot(), np.array(done, np.bool_)))
+            self.pending.append((self.tick, self.env.snapshot(), self.just_done))
 
     def restart(self, ended: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
         """Offer the ``ended`` envs to the archive, then restore ``1 - curriculum_true`` of the rest from kept
@@ -110,9 +112,9 @@ class ReplayRestarts:
             self._start(picked)
         self.counters += picked.size
         self.counters[1] = picked.size
-        # the next rollout's first snapshot: envs that ended and were not restarted play a fresh episode
-        fresh = np.zeros(self.env.num_envs, np.bool_)
-        fresh[rest[~np.isin(rest, picked)]] = True
+        # the next rollout's first snapshot: an env that ended in the last step and was not restored is at a true start
+        fresh = self.just_done.copy()
+        fresh[taken], fresh[picked] = False, False
         self.pending.append((0, self.env.snapshot(), fresh))
         self.tick = 0
         envs = np.union1d(taken, picked).astype(np.int64)
