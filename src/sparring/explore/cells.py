@@ -18,10 +18,15 @@ import numpy as np
 MAX_FIELDS = 8
 
 
+def has_cells(env_cls: type) -> bool:
+    """Whether the env implements the cell contract (``cell_fields`` and a callable ``cell_keys``)."""
+    return callable(getattr(env_cls, "cell_keys", None)) and bool(getattr(env_cls, "cell_fields", None))
+
+
 def cell_fields(env_cls: type) -> tuple[str, ...]:
     """The env's cell field names; a clear error if the env does not implement the cell contract."""
     fields = getattr(env_cls, "cell_fields", None)
-    if not callable(getattr(env_cls, "cell_keys", None)) or not fields:
+    if not has_cells(env_cls):
         raise ValueError(
             f"env {env_cls.name!r} has no Go-Explore cells: it needs `cell_fields` (field names) and a "
             "static `cell_keys(records)` returning one int64 key per record (see sparring.explore.cells)"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from sparring.explore.cells import cell_fields, decode, keys_of
+from sparring.explore.cells import cell_fields, decode, has_cells, keys_of
 from sparring.kit import registry
 
 
@@ -26,7 +26,7 @@ def reach(
     if episodes < 1:
         raise ValueError(f"reach needs at least one episode, got {episodes}")
     env = registry.make(env_name, num_envs=int(episodes), seed=seed, autoreset=False, **(env_config or {}))
-    cells = callable(getattr(env.env_cls, "cell_keys", None)) and bool(getattr(env.env_cls, "cell_fields", None))
+    cells = has_cells(env.env_cls)
     fields = cell_fields(env.env_cls) if cells else ("tick",)
     state = policy.initial_state(env.rows)
     with torch.inference_mode():

@@ -77,7 +77,8 @@ class Trainer:
       warm: load the weights of ``cfg.init`` when set (a resume passes False: its checkpoint's weights come instead).
 
     ``restarts`` holds the Go-Explore restarts (``train.archive_fraction`` > 0) and ``curriculum``
-    the start-state curriculum (``train.curriculum``; :mod:`sparring.train.curriculum`), else None;
+    the start-state curriculum (``train.curriculum``; :mod:`sparring.train.curriculum`, or for ``replay:N``
+    :mod:`sparring.train.curriculum_replay`), else None;
     with both, the curriculum is the rollout's episode-end hook and offers every end to the archive first.
     ``teacher`` is the frozen teacher of ``train.kl_teacher`` (:mod:`sparring.train.teacher`), made at the first
     PPO update, else None.
