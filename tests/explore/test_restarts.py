@@ -17,6 +17,7 @@ from sparring.train.trainer import Trainer
 
 def restarting_rollout(num_envs=6, every=1):
     """A recurrent policy's rollout on serpent with archive restarts (fraction 1) as its episode-end hook."""
+    torch.manual_seed(0)  # the sampled actions decide which episodes end within a rollout
     env = sparring.make("serpent", num_envs=num_envs, seed=1)
     cfg = make_train_config(None, {"hidden": 8, "recurrence": "mingru"})
     policy = policy_for(env, cfg)
