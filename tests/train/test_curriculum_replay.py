@@ -25,12 +25,12 @@ TOP = 12  # a climb's episode ends on reaching this height
 
 
 @kernel
-def climb_reset(s, cfg):
+def replay_climb_reset(s, cfg):
     s.height = 0
 
 
 @kernel
-def climb_step(s, cfg, act, rew, term, trunc):
+def replay_climb_step(s, cfg, act, rew, term, trunc):
     # one step up per tick; the top ends the episode; a climber that steps up (action 1) above half way earns 1
     s.height += 1
     rew[0] = 1.0 if act[0] == 1 and s.height > TOP // 2 else 0.0
@@ -38,31 +38,31 @@ def climb_step(s, cfg, act, rew, term, trunc):
 
 
 @kernel
-def climb_observe(s, cfg, obs, mask):
+def replay_climb_observe(s, cfg, obs, mask):
     obs[0, 0] = s.height
 
 
 @kernel
-def climb_up(s, cfg, agent, out):
+def replay_climb_up(s, cfg, agent, out):
     out[0] = 1
 
 
-class Climb(Env):
+class ReplayClimb(Env):
     """A climb of ``TOP`` one-tick steps: the height tells every tick of an episode apart."""
 
-    name = "toy_climb"
+    name = "toy_replay_climb"
     obs = Obs(1, np.uint8, low=0, high=TOP)
     actions = Heads(move=2)
     state = {"height": "i4"}
-    reset, step, observe = climb_reset, climb_step, climb_observe
-    scripted = {"up": climb_up}
+    reset, step, observe = replay_climb_reset, replay_climb_step, replay_climb_observe
+    scripted = {"up": replay_climb_up}
 
     @staticmethod
     def invariants(s, cfg):
         return [] if 0 <= s["height"] <= TOP else [f"height {s['height']} outside [0, {TOP}]"]
 
 
-register("toy_climb", Climb)
+register("toy_replay_climb", ReplayClimb)
 
 
 def hooked(env, horizon, recurrence="none", **kw):
@@ -96,16 +96,16 @@ def kept(hook) -> dict:
 )
 def test_a_bad_replay_spec_names_what_is_wrong(spec, problem):
     with pytest.raises(ValueError, match=problem):
-        load_start_states(spec, Climb)
+        load_start_states(spec, ReplayClimb)
 
 
 def test_a_replay_spec_reads_its_capacity():
-    starts = load_start_states("replay:4096", Climb)
+    starts = load_start_states("replay:4096", ReplayClimb)
     assert starts.replay == 4096 and starts.sources == [("replay:4096", 0)] and len(starts.records) == 0
 
 
 def test_snapshots_are_scored_by_the_mean_advantage_of_their_segment_up_to_its_end(monkeypatch):
-    env = sparring.make("toy_climb", num_envs=4, seed=0)
+    env = sparring.make("toy_replay_climb", num_envs=4, seed=0)
     climb_at(env, [0, 1, 3, 4])  # the episodes end in ticks 11, 10, 8 and 7 of a 12-tick rollout
     rollout, hook = hooked(env, 12, capacity=3, every=4)
     rollout.collect()
@@ -127,7 +127,7 @@ def test_snapshots_are_scored_by_the_mean_advantage_of_their_segment_up_to_its_e
 
 def scored_hook(num_envs, **kw):
     """A hook over ``num_envs`` climbs holding heights 3, 6 and 9 scored 1, 2 and 1 (found by a rollout)."""
-    env = sparring.make("toy_climb", num_envs=num_envs, seed=2)
+    env = sparring.make("toy_replay_climb", num_envs=num_envs, seed=2)
     rollout, hook = hooked(env, 8, every=4, **kw)
     rollout.collect()
     hook.score_rollout(rollout, 0.99, 0.95)
@@ -190,13 +190,13 @@ def test_its_file_round_trips_and_a_damaged_one_is_refused(tmp_path):
 
 def test_training_keeps_restores_and_resumes_its_states_exactly(tmp_path):
     cfg = make_train_config(None, TINY | {"curriculum": "replay:64", "steps": 16 * 16 * 8})
-    straight = Trainer("toy_climb", cfg)
+    straight = Trainer("toy_replay_climb", cfg)
     first = [straight.iterate() for _ in range(3)]
     assert first[-1]["curriculum/replay/kept"] == 64 and first[-1]["curriculum/starts_total"] > 0
     folder = save_checkpoint(str(tmp_path / "run"), straight)
     assert os.path.exists(os.path.join(folder, curriculum_replay.FILE))
     later = [straight.iterate() for _ in range(3)]
-    resumed = Trainer("toy_climb", cfg)
+    resumed = Trainer("toy_replay_climb", cfg)
     restore_trainer(resumed, folder)
     again = [resumed.iterate() for _ in range(3)]
     for a, b in zip(later, again):
@@ -210,7 +210,7 @@ def test_a_warm_start_and_a_two_seat_env_use_it_too():
     cfg = make_train_config(
         None, TINY | {"curriculum": "replay:32", "imitate": "up", "imitate_steps": 16 * 16 * 3, "steps": 10**6}
     )
-    trainer = Trainer("toy_climb", cfg)
+    trainer = Trainer("toy_replay_climb", cfg)
     for _ in imitate(trainer):
         pass
     assert trainer.curriculum.size == 32 and trainer.curriculum.metrics()["curriculum/starts_total"] > 0
@@ -221,7 +221,7 @@ def test_a_warm_start_and_a_two_seat_env_use_it_too():
 
 def test_the_multiprocess_backend_restores_its_states_too():
     cfg = make_train_config(None, TINY | {"curriculum": "replay:64", "vec": "multiprocess", "workers": 2})
-    trainer = Trainer("toy_climb", cfg)
+    trainer = Trainer("toy_replay_climb", cfg)
     try:
         metrics = [trainer.iterate() for _ in range(3)][-1]
     finally:
