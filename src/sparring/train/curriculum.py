@@ -214,16 +214,7 @@ class Curriculum:
             self.start(picked, states, groups)
         self.counters[0] += picked.size
         self.counters[1] = picked.size
-        envs = np.union1d(taken, picked).astype(np.int64)
-        if not self.hidden or not envs.size:
-            return envs, ()
-        r = self.rows_per_env
-        out = tuple(np.zeros((envs.size * r, hidden), np.float32) for hidden in self.hidden)
-        if taken.size and taken_states:
-            at = (np.searchsorted(envs, taken)[:, None] * r + np.arange(r)).reshape(-1)
-            for part, stored in zip(out, taken_states):
-                part[at] = stored
-        return envs, out
+        return restarted_memory(taken, taken_states, picked, self.hidden, self.rows_per_env)
 
     def draw(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """``n`` group indices drawn by the sampler's probabilities among groups with states, and a state of each
@@ -233,9 +224,7 @@ class Curriculum:
 
     def start(self, envs: np.ndarray, records: np.ndarray, groups: np.ndarray) -> None:
         """Restore ``envs`` to the start states ``records`` (copies; each env keeps its generator) of ``groups``."""
-        records["rng"] = self.env.snapshot(envs)["rng"]
-        records["ep_return"] = 0.0  # success counts what is earned from this state on
-        self.env.restore(envs, records)
+        start_from(self.env, envs, records)  # success counts what is earned from this state on
         self.origin[envs] = groups
         self.start_key[envs] = self.last_key[envs] = self.pool.keys[groups]
 
@@ -377,3 +366,29 @@ class Curriculum:
                 oldest_first = np.roll(ring, -int(count % len(ring))) if count > len(ring) else held
                 self.pool.add(oldest_first, np.full(len(oldest_first), key, np.int64))
         self.sampler.grow(len(self.pool.keys))
+
+
+def start_from(env, envs: np.ndarray, records: np.ndarray) -> None:
+    """Restore ``envs`` to ``records`` (copies, changed here) as the starts of new episodes: each env keeps its own
+    generator (restarts from one state see other dice) and its return so far is zeroed."""
+    records["rng"] = env.snapshot(envs)["rng"]
+    records["ep_return"] = 0.0
+    env.restore(envs, records)
+
+
+def restarted_memory(
+    taken: np.ndarray, taken_states: tuple, picked: np.ndarray, hidden: list[int], rows_per_env: int
+) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """An episode-end hook's answer to :meth:`restart`: the envs the archive took (``taken``, with its recurrent
+    states ``taken_states``) and those the curriculum restored (``picked``), sorted, and their memory in row order:
+    the archive's states for its envs, zeros for the curriculum's (``()`` for a policy without memory)."""
+    envs = np.union1d(taken, picked).astype(np.int64)
+    if not hidden or not envs.size:
+        return envs, ()
+    r = rows_per_env
+    out = tuple(np.zeros((envs.size * r, size), np.float32) for size in hidden)
+    if taken.size and taken_states:
+        at = (np.searchsorted(envs, taken)[:, None] * r + np.arange(r)).reshape(-1)
+        for part, stored in zip(out, taken_states):
+            part[at] = stored
+    return envs, out

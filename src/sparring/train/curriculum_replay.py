@@ -37,6 +37,7 @@ from sparring.explore.restarts import rows_per_env
 from sparring.kit.atomic import atomic_file
 from sparring.kit.files import DamagedFile, arrays_checksum, check_keys, reading
 from sparring.kit.trust import validate_states
+from sparring.train.curriculum import restarted_memory, start_from
 from sparring.train.ppo import advantages_and_returns
 
 FILE = "curriculum_replay.npz"
@@ -117,16 +118,7 @@ class ReplayRestarts:
         fresh[taken], fresh[picked] = False, False
         self.pending.append((0, self.env.snapshot(), fresh))
         self.tick = 0
-        envs = np.union1d(taken, picked).astype(np.int64)
-        if not self.hidden or not envs.size:
-            return envs, ()
-        r = self.rows_per_env
-        out = tuple(np.zeros((envs.size * r, hidden), np.float32) for hidden in self.hidden)
-        if taken.size and taken_states:
-            at = (np.searchsorted(envs, taken)[:, None] * r + np.arange(r)).reshape(-1)
-            for part, stored in zip(out, taken_states):
-                part[at] = stored
-        return envs, out
+        return restarted_memory(taken, taken_states, picked, self.hidden, self.rows_per_env)
 
     def _start(self, envs: np.ndarray) -> None:
         """Restore ``envs`` to kept states drawn by score, then fade the drawn states' scores."""
@@ -134,10 +126,7 @@ class ReplayRestarts:
         p = weights / weights.sum() if weights.sum() > 0 else np.full(self.size, 1.0 / self.size)
         drawn = self.rng.choice(self.size, size=envs.size, p=p)
         self.last["score_drawn"] = float(self.score[drawn].mean())
-        records = self.records[drawn].copy()
-        records["rng"] = self.env.snapshot(envs)["rng"]
-        records["ep_return"] = 0.0  # the episode's return counts what is earned from this state on
-        self.env.restore(envs, records)
+        start_from(self.env, envs, self.records[drawn].copy())
         which, times = np.unique(drawn, return_counts=True)
         self.score[which] *= self.fade**times
 
