@@ -40,7 +40,7 @@ def test_setups_are_validated_with_the_valid_keys_named(capsys):
     assert (setup.num_envs, setup.vec, setup.workers, setup.config) == (64, "multiprocess", 2, {"size": "9"})
     with pytest.raises(ValueError, match="num_envs, vec, workers"):
         parse_setup("colour=red", cls)
-    with pytest.raises(ValueError, match="vec must be inprocess, multiprocess or ray"):
+    with pytest.raises(ValueError, match="vec must be inprocess or multiprocess"):
         parse_setup("vec=gpu", cls)
     with pytest.raises(ValueError, match="KEY=VALUE"):
         parse_setup("num_envs", cls)

@@ -15,7 +15,7 @@ from tests.sweep.test_sweep_local import settings  # noqa: E402
 
 def test_ray_tune_sweep_runs_trials_and_reports(tmp_path):
     # joins the session's local Ray if another test started one, else starts it and leaves it up for the
-    # others (tests/train/test_vec_ray.py); Ray stops it when the test process exits
+    # others (tests/train/test_parallel.py); Ray stops it when the test process exits
     tiny = settings(tmp_path, trials=2)
     prepare(tiny)
     study = run_ray(tiny)

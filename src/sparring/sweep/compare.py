@@ -1,7 +1,7 @@
 """``sparring bench ENV --compare A B``: env-step throughput of two setups, interleaved, with a verdict.
 
 A setup is comma-separated ``KEY=VALUE`` pairs: ``num_envs`` (default 1024), ``vec``
-(inprocess, multiprocess or ray), ``workers`` (slices of multiprocess/ray, default 2) and the
+(inprocess or multiprocess), ``workers`` (slices of multiprocess, default 2) and the
 env's config keys, e.g. ``num_envs=256`` vs ``num_envs=4096``, or ``vec=inprocess`` vs
 ``vec=multiprocess,workers=2``. Both are timed in turns (A B A B ...), so a slow drift of the
 machine hits both; the verdict tests B's rates against A's and gives B's median rate over A's.
@@ -35,19 +35,22 @@ class Setup:
 
 
 def parse_setup(text: str, env_cls) -> Setup:
-    """``num_envs=256,vec=ray,size=15`` -> Setup, validated (env keys by the env's config)."""
+    """``num_envs=256,vec=multiprocess,size=15`` -> Setup, validated (env keys by the env's config)."""
     setup = Setup(text)
     for item in filter(None, (s.strip() for s in text.split(","))):
         key, eq, value = item.partition("=")
         if not eq or not key or not value:
-            raise ValueError(f"setup {text!r}: expected KEY=VALUE pairs separated by commas, e.g. num_envs=256,vec=ray")
+            raise ValueError(f"setup {text!r}: expected KEY=VALUE pairs separated by commas, e.g. num_envs=256,vec=multiprocess")
         if key in ("num_envs", "workers"):
             if not value.isdigit() or int(value) < 1:
                 raise ValueError(f"setup {text!r}: {key} must be a positive integer, got {value!r}")
             setattr(setup, key, int(value))
         elif key == "vec":
-            if value not in ("inprocess", "multiprocess", "ray"):
-                raise ValueError(f"setup {text!r}: vec must be inprocess, multiprocess or ray, got {value!r}")
+            if value not in ("inprocess", "multiprocess"):
+                raise ValueError(
+                    f"setup {text!r}: vec must be inprocess or multiprocess, got {value!r} (vec=ray is data-parallel "
+                    "training, timed by benchmarks/ray_vs_inprocess.py)"
+                )
             setup.vec = value
         else:
             setup.config[key] = value

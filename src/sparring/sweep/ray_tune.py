@@ -20,7 +20,7 @@ from sparring.kit.net import CONNECT_SECONDS, check_reachable
 from sparring.sweep.objective import train_and_score
 from sparring.sweep.settings import SweepSettings
 from sparring.sweep.space import suggest
-from sparring.train.vec_ray import init_ray
+from sparring.train.ray_cluster import init_ray
 
 METRIC = "score"
 

@@ -1,4 +1,5 @@
-"""The env batch of a ``train.vec`` backend: in-process, multi-process, or Ray actors."""
+"""The env batch of a ``train.vec`` backend: in-process or multi-process (``ray`` is data-parallel training,
+:mod:`sparring.train.parallel`, whose workers each hold an in-process batch)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,11 @@ def make_env(
     seed: int,
     vec: str = "inprocess",
     workers: int = 2,
-    ray_address: str = "",
     keep_final: bool = False,
     num_threads: int = 1,
     **config,
 ):
-    """The env batch of the ``vec`` backend: ``inprocess`` (BatchedEnv), ``multiprocess``, or ``ray``
-    (actors on the Ray cluster at ``ray_address``, or on a local Ray instance when it is empty).
+    """The env batch of the ``vec`` backend: ``inprocess`` (BatchedEnv) or ``multiprocess``.
     ``keep_final``: finished envs also write their final observation to ``final_obs`` (a rollout
     bootstraps truncated episodes from it). ``num_threads``: threads stepping the in-process batch
     (the other backends split the batch over processes instead and take 1)."""
@@ -35,9 +34,8 @@ def make_env(
 
         return MultiprocessEnv(env_cls, num_envs=num_envs, seed=seed, workers=workers, keep_final=keep_final, **config)
     if vec == "ray":
-        from sparring.train.vec_ray import RayEnv
-
-        return RayEnv(
-            env_cls, num_envs=num_envs, seed=seed, workers=workers, address=ray_address, keep_final=keep_final, **config
+        raise ValueError(
+            "vec 'ray' is data-parallel training (sparring.train.parallel.ParallelTrainer), not an env batch of one "
+            "learner; valid env backends: inprocess, multiprocess"
         )
-    raise ValueError(f"unknown env backend {vec!r}; valid: inprocess, multiprocess, ray")
+    raise ValueError(f"unknown env backend {vec!r}; valid: inprocess, multiprocess")

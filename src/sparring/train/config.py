@@ -48,17 +48,24 @@ class TrainConfig:
     vec: str = choice(
         "inprocess",
         ("inprocess", "multiprocess", "ray"),
-        "Env backend: inprocess (one BatchedEnv), multiprocess (worker processes "
-        "stepping slices of the batch into shared memory; pays off only for slow env steps), "
-        "or ray (Ray actors stepping the slices; needs the [ray] extra).",
+        "Where training runs: inprocess (one BatchedEnv and the learner in this process), multiprocess (worker "
+        "processes stepping slices of the batch into shared memory for this process's learner; pays off only for "
+        "slow env steps), or ray (data-parallel PPO: train.workers Ray workers, each with its slice of the envs "
+        "and its own policy copy, gradients all-reduced by torch.distributed; needs the [ray] extra).",
     )
     workers: int = knob(
         2,
-        "Slices of the multiprocess env backend (one steps in the trainer's process, "
-        "the rest in worker processes), or Ray actors of the ray backend (1..num_envs).",
+        "Slices of the multiprocess env backend (one steps in the trainer's process, the rest in worker "
+        "processes), or data-parallel workers of vec=ray (a count that divides num_envs; each asks Ray for "
+        "max(1, threads) CPUs).",
         low=1,
     )
-    ray_address: str = knob("", "Ray cluster address for vec=ray (empty: start a local Ray instance).")
+    ray_address: str = knob("", "Ray cluster address for vec=ray (empty: start a local Ray instance on 127.0.0.1).")
+    worker_restarts: int = knob(
+        3,
+        "vec=ray: times a run whose worker died starts its workers anew from its last checkpoint (0: stop at once).",
+        low=0,
+    )
     threads: int = knob(
         0,
         "Torch CPU threads (0: every core the process may use; torch and the env threads take turns, never both).",

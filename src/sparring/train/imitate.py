@@ -99,7 +99,7 @@ def clone_update(policy: nn.Module, optimizer, rollout, cfg) -> dict:
     _, ret = advantages_and_returns(rollout, cfg.gamma, cfg.gae_lambda)
     totals, count = torch.zeros(3), 0
     for _ in range(cfg.update_epochs):
-        for idx in _minibatches(rollout, cfg):
+        for idx in _minibatches(rollout, cfg.minibatch_size):
             if policy.recurrent:
                 state0 = tuple(s[idx] for s in rollout.state0)
                 logp, _, value = policy.evaluate(

@@ -29,29 +29,35 @@ def advantages_and_returns(rollout, gamma: float, lam: float) -> tuple[torch.Ten
     return adv, adv + rollout.values
 
 
-def _minibatches(rollout, cfg) -> list[torch.Tensor]:
-    """Index sets: flat sample indices for the MLP, row (sequence) indices when recurrent."""
+def _minibatches(rollout, size: int) -> list[torch.Tensor]:
+    """Index sets of ``size`` samples: flat sample indices for the MLP, row (sequence) indices when recurrent."""
     horizon, rows = rollout.rewards.shape
     if rollout.policy.recurrent:
-        per = max(1, min(rows, cfg.minibatch_size // horizon))
+        per = max(1, min(rows, size // horizon))
         order = torch.randperm(rows)
     else:
-        per = max(1, min(rows * horizon, cfg.minibatch_size))
+        per = max(1, min(rows * horizon, size))
         order = torch.randperm(rows * horizon)
     return list(order.to(rollout.values.device).split(per))
 
 
-def _losses(policy, rollout, idx, adv, ret, cfg, teacher=None):
+def _pick(recurrent: bool):
+    """Gathers a minibatch of a [T, N, ...] buffer: whole sequences when recurrent, else flat samples."""
+    if recurrent:
+        return lambda x, idx: x[:, idx]
+    return lambda x, idx: x.reshape(-1, *x.shape[2:]).index_select(0, idx)
+
+
+def _losses(policy, rollout, idx, adv, ret, cfg, teacher=None, moments=None):
     kl_teacher = None
+    take = _pick(policy.recurrent)
+    pick = lambda x: take(x, idx)  # noqa: E731
     if policy.recurrent:
         state0 = tuple(s[idx] for s in rollout.state0)
         newlogp, entropy, newv = policy.evaluate(
-            rollout.obs[:, idx], rollout.mask[:, idx], rollout.actions[:, idx], state0, rollout.resets[:, idx]
+            pick(rollout.obs), pick(rollout.mask), pick(rollout.actions), state0, pick(rollout.resets)
         )
-        pick = lambda x: x[:, idx]  # noqa: E731
     else:
-        flat = lambda x: x.reshape(-1, *x.shape[2:])  # noqa: E731
-        pick = lambda x: flat(x).index_select(0, idx)  # noqa: E731
         obs, mask = pick(rollout.obs), pick(rollout.mask)
         if teacher is None:
             newlogp, entropy, newv = policy.evaluate(obs, mask, pick(rollout.actions))
@@ -61,8 +67,9 @@ def _losses(policy, rollout, idx, adv, ret, cfg, teacher=None):
     old_logp, old_v, mb_adv, mb_ret = pick(rollout.logprob), pick(rollout.values), pick(adv), pick(ret)
     logratio = newlogp - old_logp
     ratio = logratio.exp()
-    if cfg.norm_adv:
-        mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+    if cfg.norm_adv:  # the whole minibatch's moments when it is sharded over ranks
+        mean, std = (mb_adv.mean(), mb_adv.std()) if moments is None else moments
+        mb_adv = (mb_adv - mean) / (std + 1e-8)
     pg_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
     if cfg.vf_clip_coef > 0:
         clipped = old_v + (newv - old_v).clamp(-cfg.vf_clip_coef, cfg.vf_clip_coef)
@@ -76,19 +83,31 @@ def _losses(policy, rollout, idx, adv, ret, cfg, teacher=None):
     return pg_loss, v_loss, ent, approx_kl, clipfrac, kl_teacher
 
 
-def ppo_update(policy: nn.Module, optimizer, rollout, cfg, teacher=None, kl_coef: float = 0.0) -> dict:
+def ppo_update(
+    policy: nn.Module, optimizer, rollout, cfg, teacher=None, kl_coef: float = 0.0, parallel=None
+) -> dict:
     """Advantages, then ``update_epochs`` passes of minibatch gradient steps; returns loss metrics.
 
     With ``teacher`` (a :class:`~sparring.train.teacher.TeacherKL`; MLP policies) the loss adds
     ``kl_coef`` times the mean KL from the teacher's action distribution to the policy's (``loss/kl_teacher``).
+    With ``parallel`` (a :class:`~sparring.train.distributed.DataParallel`) this rank's rollout is its shard:
+    each minibatch takes ``minibatch_size / ranks`` of its samples, advantages are normalised with the whole
+    minibatch's moments, gradients are averaged over the ranks before clipping, and the metrics are the ranks'.
     """
     adv, ret = advantages_and_returns(rollout, cfg.gamma, cfg.gae_lambda)
+    size = cfg.minibatch_size if parallel is None else parallel.shard(cfg.minibatch_size)
+    pick = _pick(rollout.policy.recurrent)
+    params = [p for p in policy.parameters() if p.requires_grad]
     totals = torch.zeros(6)
     count = 0
     for _ in range(cfg.update_epochs):
-        for idx in _minibatches(rollout, cfg):
+        index_sets = _minibatches(rollout, size)
+        moments = None
+        if parallel is not None and cfg.norm_adv:
+            moments = parallel.minibatch_moments(adv, index_sets, pick)
+        for i, idx in enumerate(index_sets):
             pg_loss, v_loss, ent, approx_kl, clipfrac, kl_teacher = _losses(
-                policy, rollout, idx, adv, ret, cfg, teacher
+                policy, rollout, idx, adv, ret, cfg, teacher, None if moments is None else moments[i]
             )
             loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
             if kl_teacher is None:
@@ -97,13 +116,19 @@ def ppo_update(policy: nn.Module, optimizer, rollout, cfg, teacher=None, kl_coef
                 loss = loss + kl_coef * kl_teacher
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
+            if parallel is not None:
+                parallel.average_gradients(params)
             nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)
             optimizer.step()
             totals += torch.stack([pg_loss, v_loss, ent, approx_kl, clipfrac, kl_teacher]).detach().cpu()
             count += 1
-    pg, v, ent, kl, cf, kl_t = (totals / max(1, count)).tolist()
-    var_ret = ret.var()
-    explained = float("nan") if var_ret == 0 else (1 - (ret - rollout.values).var() / var_ret).item()
+    means = totals / max(1, count)
+    var_ret, var_err = ret.var(), (ret - rollout.values).var()
+    if parallel is not None:  # every rank's shard is the same size: the mean of the shards' is the batch's
+        means = parallel.mean(means)
+        var_ret, var_err = _pooled_variances(parallel, ret, ret - rollout.values)
+    pg, v, ent, kl, cf, kl_t = means.tolist()
+    explained = float("nan") if var_ret == 0 else (1 - var_err / var_ret).item()
     return {
         "loss/policy": pg,
         "loss/value": v,
@@ -113,3 +138,11 @@ def ppo_update(policy: nn.Module, optimizer, rollout, cfg, teacher=None, kl_coef
         "loss/explained_variance": explained,
         **({"loss/kl_teacher": kl_t, "train/kl_teacher_coef": kl_coef} if teacher is not None else {}),
     }
+
+
+def _pooled_variances(parallel, *columns: torch.Tensor) -> list[torch.Tensor]:
+    """The unbiased variance of each tensor over every rank's elements (one ``all_reduce``)."""
+    sums = torch.stack([torch.stack([x.numel() * torch.ones((), dtype=torch.float64, device=x.device),
+                                     x.double().sum(), (x.double() ** 2).sum()]) for x in columns])
+    n, total, squares = (parallel.mean(sums) * parallel.world).unbind(1)
+    return list(((squares - total * total / n) / (n - 1).clamp(min=1)).float())

@@ -19,8 +19,16 @@ from sparring.train.dashboard import show
 from sparring.train.footprint import check_training_memory
 from sparring.train.imitate import check_imitation, imitate
 from sparring.train.metrics import MetricsLog, metric_columns
+from sparring.train.parallel import ParallelTrainer, WorkerLost
 from sparring.train.plots import plot_run
 from sparring.train.trainer import Trainer
+
+
+def make_trainer(env_name, cfg: TrainConfig, *args, **kwargs):
+    """The run's trainer: data-parallel Ray workers for ``train.vec ray``, else one in-process :class:`Trainer`."""
+    if cfg.vec == "ray":
+        return ParallelTrainer(env_name, cfg, *args, **kwargs)
+    return Trainer(env_name, cfg, *args, **kwargs)
 
 
 def _resumed_config(meta: dict, overrides: dict, path: str) -> TrainConfig:
@@ -64,14 +72,14 @@ def train(
         check_run_config(run_dir, env_name)
         cfg = _resumed_config(meta, overrides, resume)
         check_training_memory(registry.get(env_name), meta["env_config"], cfg)
-        trainer = Trainer(env_name, cfg, meta["env_config"], meta["opponent"], meta.get("seats"), warm=False)
+        trainer = make_trainer(env_name, cfg, meta["env_config"], meta["opponent"], meta.get("seats"), warm=False)
         restore_trainer(trainer, resume)
     else:
         env_cls = registry.get(env_name)
         cfg = make_train_config(env_cls, overrides)
         _check_budget(cfg)
         check_training_memory(env_cls, env_config or {}, cfg)
-        trainer = Trainer(env_name, cfg, env_config, opponent, seats)
+        trainer = make_trainer(env_name, cfg, env_config, opponent, seats)
         try:
             check_imitation(cfg, trainer.env)
         except ValueError:
@@ -108,8 +116,21 @@ def train(
             log.write(metrics)
             show(progress, metrics, trainer.progress())
         progress.status(f"training -> {run_dir}")
+        if cfg.vec == "ray" and resume is None:
+            save_checkpoint(run_dir, trainer, cfg.keep_checkpoints)  # where a lost worker's run starts again
+        restarts = 0
         while not trainer.finished():
-            metrics = trainer.iterate()
+            try:
+                metrics = trainer.iterate()
+            except WorkerLost as exc:
+                if restarts >= cfg.worker_restarts:
+                    raise WorkerLost(
+                        f"{exc} (after {restarts} restarts, train.worker_restarts); the run's last checkpoint is "
+                        f"intact: sparring train --resume {run_dir}"
+                    ) from None
+                restarts += 1
+                log = _restart_from_checkpoint(trainer, run_dir, log, exc, restarts, progress)
+                continue
             log.write(metrics)
             show(progress, metrics, trainer.progress())
             if time.monotonic() - last_save >= cfg.checkpoint_s:
@@ -122,6 +143,23 @@ def train(
         trainer.close()
     plot_run(run_dir)
     return run_dir
+
+
+def _restart_from_checkpoint(trainer, run_dir: str, log: MetricsLog, lost: Exception, restarts: int, progress):
+    """A data-parallel run lost a worker: start the workers anew and go on from the run's last checkpoint (the
+    metrics logged after it are dropped, as on a resume); returns the reopened log."""
+    progress.status(f"{lost}; restart {restarts}/{trainer.cfg.worker_restarts} from the last checkpoint")
+    trainer.restart()
+    restore_trainer(trainer, run_dir)
+    log.close()
+    return MetricsLog(
+        run_dir,
+        metric_columns(trainer.env.env_cls),
+        trainer.global_step,
+        tensorboard=trainer.cfg.tensorboard,
+        wandb=trainer.cfg.wandb,
+        wandb_config=dataclasses.asdict(trainer.cfg),
+    )
 
 
 def check_resumed_env(env_cls: type, trained: dict, given: dict, run: str) -> None:

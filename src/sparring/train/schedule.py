@@ -8,12 +8,13 @@ import numpy as np
 def parse_anneal(text: str, vec: str = "inprocess") -> list[tuple[str, float, float]]:
     """``KNOB=START[@UNTIL],...`` -> [(knob, start value, fraction of the budget where it arrives)].
 
-    Only the in-process env backend anneals: the kernels read its config record on every
-    step, while the other backends copy the config into their workers.
+    The in-process backend anneals, and so does ``ray`` (every data-parallel worker anneals its own envs at the
+    run's progress); the multi-process backend copies the config into its env workers, so it cannot.
     """
-    if text and vec != "inprocess":
+    if text and vec == "multiprocess":
         raise ValueError(
-            f"--train.env_anneal needs --train.vec inprocess, got {vec!r} (--train.env_anneal '' turns annealing off)"
+            f"--train.env_anneal needs --train.vec inprocess or ray, got {vec!r} (--train.env_anneal '' turns "
+            "annealing off)"
         )
     out = []
     for part in filter(None, (p.strip() for p in text.split(","))):

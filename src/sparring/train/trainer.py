@@ -81,7 +81,9 @@ class Trainer:
     :mod:`sparring.train.curriculum_replay`), else None;
     with both, the curriculum is the rollout's episode-end hook and offers every end to the archive first.
     ``teacher`` is the frozen teacher of ``train.kl_teacher`` (:mod:`sparring.train.teacher`), made at the first
-    PPO update, else None.
+    PPO update, else None. With ``train.vec ray`` this class is what each data-parallel worker runs over its slice
+    of the envs (:mod:`sparring.train.parallel_worker`); the run itself is a
+    :class:`~sparring.train.parallel.ParallelTrainer`.
     """
 
     def __init__(
@@ -115,7 +117,6 @@ class Trainer:
             cfg.seed,
             cfg.vec,
             cfg.workers,
-            cfg.ray_address,
             keep_final=True,
             num_threads=self.env_threads,
             **env_config,
@@ -162,6 +163,7 @@ class Trainer:
         if self.curriculum is not None:
             self.rollout.episode_end = self.curriculum
         self.anneal = EnvAnneal(self.env, anneal) if anneal else None
+        self.parallel = None  # a data-parallel worker's group (sparring.train.distributed): its update is a shard
         self.global_step = 0
         self.iteration = 0
         self.elapsed = 0.0  # seconds spent training, carried across resumes
@@ -238,7 +240,7 @@ class Trainer:
                 self.teacher = TeacherKL(self.policy, self.cfg.kl_teacher, self.cfg.kl_teacher_until, self.global_step)
             coef = self.teacher.coef(self.global_step) if self.teacher is not None else 0.0
             teacher = self.teacher if coef > 0 else None  # faded out: the teacher's pass is skipped
-            losses = ppo_update(self.policy, self.optimizer, self.rollout, self.cfg, teacher, coef)
+            losses = ppo_update(self.policy, self.optimizer, self.rollout, self.cfg, teacher, coef, self.parallel)
         else:
             if self.iteration == 0 and self.global_step > 0:  # a warm start cloned policy 0 on every trained row
                 self.population.broadcast(self.rollout)

@@ -1,7 +1,7 @@
 """What the sliced env backends share: the batch cut into env slices, each held by one BatchedEnv.
 
-The multi-process backend (:mod:`sparring.train.vec`) and the Ray backend
-(:mod:`sparring.train.vec_ray`) both build on :class:`SlicedEnv`: the config, the learner
+The multi-process backend (:mod:`sparring.train.vec`) builds on :class:`SlicedEnv`, and data-parallel training
+(:mod:`sparring.train.parallel`) uses it for the layout of its workers' slices: the config, the learner
 rows, the slice bounds, the checks on actions and env indices, and the routing of a
 ``restore`` to the slices. A slice's BatchedEnv is seeded with :func:`seed_slice` so env
 ``i`` of the batch starts from ``(seed, i)`` as in-process, and the per-slice step infos are
