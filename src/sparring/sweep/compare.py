@@ -40,7 +40,9 @@ def parse_setup(text: str, env_cls) -> Setup:
     for item in filter(None, (s.strip() for s in text.split(","))):
         key, eq, value = item.partition("=")
         if not eq or not key or not value:
-            raise ValueError(f"setup {text!r}: expected KEY=VALUE pairs separated by commas, e.g. num_envs=256,vec=multiprocess")
+            raise ValueError(
+                f"setup {text!r}: expected KEY=VALUE pairs separated by commas, e.g. num_envs=256,vec=multiprocess"
+            )
         if key in ("num_envs", "workers"):
             if not value.isdigit() or int(value) < 1:
                 raise ValueError(f"setup {text!r}: {key} must be a positive integer, got {value!r}")

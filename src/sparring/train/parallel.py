@@ -20,6 +20,7 @@ and the run loop then loads its last checkpoint (:func:`sparring.train.run.train
 from __future__ import annotations
 
 import time
+import uuid
 
 import numpy as np
 import torch
@@ -44,7 +45,10 @@ class WorkerLost(RuntimeError):
 def check_parallel(cfg: TrainConfig, opponent: str | None) -> None:
     """One line naming a setting data-parallel training does not run, and what would."""
     refused = [
-        (cfg.policies != "shared" or cfg.league or cfg.league_seats, "populations and leagues (train.policies, league)"),
+        (
+            cfg.policies != "shared" or cfg.league or cfg.league_seats,
+            "populations and leagues (train.policies, league)",
+        ),
         (opponent == "self", "self-play against a pool of past policies (--opponent self)"),
         (cfg.curriculum, "start-state curricula (train.curriculum)"),
         (cfg.archive_fraction > 0 or cfg.archive_start, "Go-Explore restarts (train.archive_fraction, --archive)"),
@@ -156,9 +160,10 @@ class ParallelTrainer:
                 f"the Ray cluster has {ray.cluster_resources()}: use fewer --train.workers (or --train.threads)"
             ) from None
         actor = ray.remote(Worker)
-        bounds = self.env.bounds
+        bounds, group = self.env.bounds, uuid.uuid4().hex[:8]
         self._workers = [
             actor.options(
+                name=f"sparring-{self.env_name}-{group}-rank{r}",  # `ray list actors` shows whose it is
                 num_cpus=bundle["CPU"],
                 num_gpus=bundle.get("GPU", 0),
                 scheduling_strategy=PlacementGroupSchedulingStrategy(self._group, placement_group_bundle_index=r),

@@ -83,9 +83,7 @@ def _losses(policy, rollout, idx, adv, ret, cfg, teacher=None, moments=None):
     return pg_loss, v_loss, ent, approx_kl, clipfrac, kl_teacher
 
 
-def ppo_update(
-    policy: nn.Module, optimizer, rollout, cfg, teacher=None, kl_coef: float = 0.0, parallel=None
-) -> dict:
+def ppo_update(policy: nn.Module, optimizer, rollout, cfg, teacher=None, kl_coef: float = 0.0, parallel=None) -> dict:
     """Advantages, then ``update_epochs`` passes of minibatch gradient steps; returns loss metrics.
 
     With ``teacher`` (a :class:`~sparring.train.teacher.TeacherKL`; MLP policies) the loss adds
@@ -142,7 +140,17 @@ def ppo_update(
 
 def _pooled_variances(parallel, *columns: torch.Tensor) -> list[torch.Tensor]:
     """The unbiased variance of each tensor over every rank's elements (one ``all_reduce``)."""
-    sums = torch.stack([torch.stack([x.numel() * torch.ones((), dtype=torch.float64, device=x.device),
-                                     x.double().sum(), (x.double() ** 2).sum()]) for x in columns])
+    sums = torch.stack(
+        [
+            torch.stack(
+                [
+                    x.numel() * torch.ones((), dtype=torch.float64, device=x.device),
+                    x.double().sum(),
+                    (x.double() ** 2).sum(),
+                ]
+            )
+            for x in columns
+        ]
+    )
     n, total, squares = (parallel.mean(sums) * parallel.world).unbind(1)
     return list(((squares - total * total / n) / (n - 1).clamp(min=1)).float())

@@ -2,13 +2,15 @@
 
 A local instance is started on the loopback address: Ray itself turns ``127.0.0.1`` into the
 machine's network-interface address unless its single-machine mode is on
-(``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``, read when ``ray`` is first imported), so this module sets
-that before Ray is imported and checks where the node registered. A cluster's nodes get their
-addresses from ``ray start --node-ip-address ADDR`` on each machine.
+(``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``, which Ray reads into ``ray_constants`` when it is first
+imported), so :func:`init_ray` sets the variable for the processes Ray starts and, where ``ray`` was
+imported already, the constant it was read into (:func:`node_addresses` says where the nodes registered). A cluster's nodes
+get their addresses from ``ray start --node-ip-address ADDR`` on each machine.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 
 SINGLE_MACHINE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"  # Ray's switch: "0" keeps a local instance on 127.0.0.1
@@ -18,18 +20,23 @@ def init_ray(address: str = "", min_cpus: int = 1) -> None:
     """Connect to the Ray cluster at ``address``, or start a local instance on 127.0.0.1 with at least
     ``min_cpus`` CPUs (nothing to do when this process is connected already)."""
     if not address:
-        os.environ.setdefault(SINGLE_MACHINE, "0")  # before the first `import ray`, which reads it
+        os.environ.setdefault(SINGLE_MACHINE, "0")  # read by the first `import ray`, here and in Ray's workers
     import ray
 
     if ray.is_initialized():
         return
+    if not address and os.environ[SINGLE_MACHINE] == "0":
+        from ray._private import ray_constants  # no public switch; Ray 2.60 reads this constant when it starts a node
+
+        ray_constants.ENABLE_RAY_CLUSTER = False
     if address:
-        ray.init(address=address, log_to_driver=False)
+        ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
     else:  # workers inherit this environment, NUMBA_CACHE_DIR included, so they load compiled kernels warm
         ray.init(
             num_cpus=max(min_cpus, os.cpu_count() or 1),
             include_dashboard=False,
             log_to_driver=False,
+            logging_level=logging.WARNING,
             _node_ip_address="127.0.0.1",
         )
 
@@ -39,4 +46,3 @@ def node_addresses() -> list[str]:
     import ray
 
     return sorted({node["NodeManagerAddress"] for node in ray.nodes() if node["Alive"]})
-
