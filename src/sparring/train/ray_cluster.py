@@ -4,8 +4,8 @@ A local instance is started on the loopback address: Ray itself turns ``127.0.0.
 machine's network-interface address unless its single-machine mode is on
 (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``, which Ray reads into ``ray_constants`` when it is first
 imported), so :func:`init_ray` sets the variable for the processes Ray starts and, where ``ray`` was
-imported already, the constant it was read into (:func:`node_addresses` says where the nodes registered). A cluster's nodes
-get their addresses from ``ray start --node-ip-address ADDR`` on each machine.
+imported already, the constant it was read into (:func:`node_addresses` says where the nodes registered).
+A cluster's nodes get their addresses from ``ray start --node-ip-address ADDR`` on each machine.
 """
 
 from __future__ import annotations
