@@ -210,7 +210,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--ray-address",
         type=text("a Ray address, e.g. 127.0.0.1:6379"),
-        help="train data-parallel on this Ray cluster (same as --train.vec ray --train.ray_address ADDR; --train.workers K workers)",
+        help="train data-parallel on this Ray cluster: --train.workers K workers (same as --train.vec ray "
+        "--train.ray_address ADDR)",
     )
     p.add_argument(
         "--archive",
