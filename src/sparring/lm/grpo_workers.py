@@ -1,0 +1,186 @@
+"""``grpo --workers K``: an iteration's groups played by K Ray workers, the update in the driver.
+
+:class:`PlayerPool` starts K :class:`~sparring.lm.grpo_worker.PlayWorker` actors, each of which loads the base
+model itself (from the run's model folder or GGUF file) with the run's LoRA adapters. Each iteration the driver
+draws the start states as it does in one process, restores each ``group`` times, and then:
+
+- sends every worker the trainable weights of each learner's policy (once, through Ray's object store): the LoRA
+  adapters in a LoRA run; with full fine-tuning (``lora`` 0) the whole model, every iteration;
+- gives each worker a share of the copies (:func:`shares`): whole groups while there are at least as many groups
+  as workers, else the copies split evenly, a group's copies then spanning workers (each copy is restored from its
+  group's start state, so a group needs no one worker);
+- takes back each worker's :class:`~sparring.lm.learners.LearnersRollout` and joins them into the one the update
+  reads (:func:`merge`: the turns' env indices counted over the whole iteration).
+
+Worker w samples from its own generator, seeded by :func:`worker_seed` (the run seed, the iteration and w), so a
+run is the same on every rerun with the same worker count; the driver's generator (seeded by the run seed and the
+iteration) still draws the start states and the update's order. ``--workers 1`` (the default) plays in the driver
+as before, with the same results. The update stays in the driver: it is a small share of an iteration here
+(playing is most of it; the ``play_s`` and ``update_s`` of each metrics row say how much), and keeping it there
+keeps the optimizer, the KL reference and the saved run exactly as in one process. The workers hold no state
+between iterations beyond the weights sent, so a run resumes on any worker count.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import uuid
+
+import numpy as np
+
+from sparring.lm.grpo_worker import trainable_weights
+from sparring.lm.learners import LearnersRollout
+
+START_TIMEOUT_S = 300.0  # workers that cannot be placed (too few CPUs free) would otherwise wait for ever
+
+
+class WorkerLost(RuntimeError):
+    """A play worker died (its process or node is gone)."""
+
+
+def check_workers(cfg) -> None:
+    """One line naming a setting that ``cfg.workers`` > 1 (of a :class:`~sparring.lm.grpo.GRPOConfig`) cannot
+    run with, and what would: more workers than copies, no Ray, or too few CPUs in the connected Ray cluster."""
+    copies = cfg.groups * cfg.group
+    if cfg.workers > copies:
+        raise ValueError(
+            f"--workers {cfg.workers}: more workers than an iteration's copies (--groups {cfg.groups} x --group "
+            f"{cfg.group} = {copies}); use --workers {copies} or fewer"
+        )
+    try:
+        import ray
+    except ImportError:
+        raise ValueError(
+            f"--workers {cfg.workers} plays on Ray, which is not installed: pip install 'sparring[ray]', "
+            "or use --workers 1"
+        ) from None
+    if not ray.is_initialized():
+        raise ValueError(
+            f"--workers {cfg.workers} plays on Ray: connect first with "
+            f"sparring.train.ray_cluster.init_ray(address, {cfg.workers}) (the sparring grpo command does)"
+        )
+    threads, cpus = cfg.threads or 1, ray.cluster_resources().get("CPU", 0)
+    if cfg.workers * threads > cpus:
+        raise ValueError(
+            f"--workers {cfg.workers} x --threads {threads} needs {cfg.workers * threads} CPUs; the Ray cluster "
+            f"has {cpus:g}: use fewer --workers (or --threads)"
+        )
+
+
+def shares(groups: int, group: int, workers: int) -> list[int]:
+    """Copy bounds of the workers' shares (worker w plays copies ``[b[w], b[w + 1])``): whole groups, as even as
+    they go, when ``groups`` >= ``workers``; else the copies split as evenly."""
+    if groups >= workers:
+        return [group * (groups * w // workers) for w in range(workers + 1)]
+    copies = groups * group
+    return [copies * w // workers for w in range(workers + 1)]
+
+
+def worker_seed(seed: int, iteration: int, worker: int) -> np.random.SeedSequence:
+    """Worker ``worker``'s sampling seed at ``iteration``: child ``worker`` of the driver's seed sequence
+    ``(seed, iteration)``, distinct from it and from every other worker's and iteration's."""
+    return np.random.SeedSequence([seed, iteration], spawn_key=(worker,))
+
+
+def merge(parts: list[LearnersRollout], bounds: list[int], seconds: float) -> LearnersRollout:
+    """The workers' rollouts (worker w's copies starting at ``bounds[w]``) as one over every copy, played in
+    ``seconds``: turns per learner in worker order with their env indices shifted to the whole iteration's,
+    per-copy arrays stacked, counts summed."""
+    turns = [
+        [dataclasses.replace(t, env=t.env + lo) for part, lo in zip(parts, bounds) for t in part.turns[j]]
+        for j in range(len(parts[0].turns))
+    ]
+    stacked = [np.concatenate([getattr(p, key) for p in parts]) for key in ("success", "returns", "progress")]
+    summed = [sum(getattr(p, key) for p in parts) for key in ("tokens", "unfit", "decisions", "kept")]
+    return LearnersRollout(turns, *stacked, *summed, seconds)
+
+
+class PlayerPool:
+    """K play workers for a run over ``base`` (see the module's docstring); a context manager that stops them.
+
+    ``cfg`` is the run's :class:`~sparring.lm.grpo.GRPOConfig` (``workers``, ``lora``, ``dtype``,
+    ``chat_template``, ``threads``: each worker's torch threads and Ray CPUs, 1 when unset, and the play knobs);
+    ``prompt`` the run's."""
+
+    def __init__(self, base: str, characters: list[int], env: str, env_config: dict, cfg, prompt: str):
+        import ray
+
+        from sparring.lm.grpo_worker import PlayWorker
+
+        check_workers(cfg)
+        self.cfg, threads, tag = cfg, cfg.threads or 1, uuid.uuid4().hex[:8]
+        actor = ray.remote(PlayWorker)
+        self.workers = [
+            actor.options(name=f"sparring-grpo-{env}-{tag}-worker{w}", num_cpus=threads).remote(  # `ray list actors`
+                base, characters, env, env_config, cfg.lora, cfg.dtype, cfg.chat_template, prompt, threads
+            )
+            for w in range(cfg.workers)
+        ]
+        self.bounds = shares(cfg.groups, cfg.group, cfg.workers)
+        try:
+            self.nodes = self._get([w.node.remote() for w in self.workers], START_TIMEOUT_S)
+        except BaseException:
+            self.close()
+            raise
+
+    def __enter__(self) -> PlayerPool:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _get(self, refs: list, timeout: float | None = None) -> list:
+        """The results of ``refs``, failing as soon as one fails: a dead worker is :class:`WorkerLost`, a worker's
+        own error is raised as itself; none within ``timeout`` seconds (starting) is a RuntimeError."""
+        import ray
+
+        pending, index = list(refs), {ref: i for i, ref in enumerate(refs)}
+        results = [None] * len(refs)
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1, timeout=timeout)
+            if not ready:
+                raise RuntimeError(
+                    f"{len(pending)} of {len(refs)} grpo play workers did not start within {timeout:g} s; the Ray "
+                    f"cluster has {ray.available_resources()} free: use fewer --workers (or --threads)"
+                )
+            try:
+                results[index[ready[0]]] = ray.get(ready[0])
+            except ray.exceptions.RayActorError as exc:
+                raise WorkerLost(f"grpo play worker {index[ready[0]]} died: {str(exc).splitlines()[0]}") from None
+            except ray.exceptions.RayTaskError as exc:
+                raise exc.as_instanceof_cause() from None
+        return results
+
+    def broadcast(self, policies: list) -> None:
+        """Send every worker the trainable weights of each learner's policy (one copy in Ray's object store)."""
+        import ray
+
+        sent = ray.put([trainable_weights(p) for p in policies])
+        self._get([w.load.remote(sent) for w in self.workers])
+
+    def worker_weights(self, worker: int) -> list[dict]:
+        """The trainable weights worker ``worker`` holds, per learner."""
+        return self._get([self.workers[worker].weights.remote()])[0]
+
+    def play(self, copies: np.ndarray, iteration: int, policies: list) -> LearnersRollout:
+        """Broadcast ``policies`` and play the records ``copies`` (an iteration's restored copies, group by group)
+        on the workers, each its share; the rollout of every copy, its seconds the whole step's."""
+        started, cfg = time.perf_counter(), self.cfg
+        self.broadcast(policies)
+        refs = [
+            worker.play.remote(
+                copies[lo:hi], worker_seed(cfg.seed, iteration, w), cfg.temperature, cfg.turns, cfg.batch_size
+            )
+            for w, (worker, lo, hi) in enumerate(zip(self.workers, self.bounds, self.bounds[1:]))
+        ]
+        parts = self._get(refs)
+        return merge(parts, self.bounds, time.perf_counter() - started)
+
+    def close(self) -> None:
+        """Stop the workers (idempotent; the Ray instance stays up)."""
+        import ray
+
+        for worker in self.workers:
+            ray.kill(worker)
+        self.workers = []
