@@ -23,11 +23,14 @@ any local causal LM (a model folder or a GGUF file: :mod:`sparring.lm.model_spec
 Full fine-tuning, or with ``lora`` > 0 LoRA adapters (peft) on the attention and
 MLP projections found in the model (:func:`sparring.lm.lora.lora_targets`), whose
 reference is the same model with its adapters disabled; a LoRA run saves its
-adapters, and a merged model folder too only with ``merged``.
+adapters, and a merged model folder too only with ``merged``. With ``workers`` > 1
+the copies are played by Ray workers (:mod:`sparring.lm.grpo_workers`) and the
+update stays here.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -43,6 +46,7 @@ from sparring.lm.model_spec import load_model, load_tokenizer, resolve, save_mod
 from sparring.kit import registry
 from sparring.kit.text import check_goal, require_face
 from sparring.lm.distill import COUNT_MAX, check_knobs, choices, ranged
+from sparring.lm.grpo_workers import PlayerPool, check_workers
 from sparring.lm.learners import TurnSample, check_learners, learners_env, play_learners, set_goals
 from sparring.lm.local import recorded_prompt
 from sparring.lm.starts import SPECS, StartStates
@@ -111,6 +115,9 @@ class GRPOConfig:
     learners: list[int] = dataclasses.field(default_factory=lambda: list(DEFAULT_LEARNERS))
     """The learning seats, each played by its own copy of the model with its own optimizer (the env plays what
     it can of the rest)."""
+    workers: int = ranged(1, 1, 1024)
+    """Ray workers that play each iteration's copies, each with its own copy of the base (see
+    sparring.lm.grpo_workers; each takes --threads torch threads, 1 when unset); 1: play in this process."""
 
     def __post_init__(self):
         check_knobs(self, "grpo")
@@ -400,6 +407,8 @@ def grpo(
     if cfg.dtype != "float32" and not cfg.lora:
         raise ValueError(f"--dtype {cfg.dtype} trains LoRA adapters over a frozen {cfg.dtype} base: give --lora R")
     characters = check_learners(cfg.learners, env, env_config)
+    if cfg.workers > 1:
+        check_workers(cfg)
     run = Run(out, characters)
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
@@ -465,72 +474,86 @@ def grpo(
     history = run.load_history(start)
     began = time.perf_counter()
     progress.start(cfg.iterations, unit="iteration", done=start)
-    for it in range(start, cfg.iterations):
-        if cfg.minutes and time.perf_counter() - began > 60 * cfg.minutes:
-            progress.print(f"grpo: stopping at the {cfg.minutes:g}-minute limit")
-            break
-        rng = np.random.default_rng([cfg.seed, it])
-        progress.status(f"iteration {it + 1}: playing {cfg.groups} groups of {cfg.group} copies")
-        batch = learners_env(cfg.groups * cfg.group, 0, characters, env, "any", **env_config)
-        records = sources.draw(cfg.groups, rng, cfg.goal)
-        set_goals(batch.env_cls, records, characters, cfg.goal)
-        batch.restore(None, np.repeat(records, cfg.group))
-        scorers = [learner.scorer for learner in learners]
-        played = play_learners(scorers, batch, characters, cfg.temperature, rng, cfg.turns, cfg.batch_size)
-        rewards = played.returns + cfg.shaping * played.progress  # (copies, learners)
-        t0 = time.perf_counter()
-        progress.status(f"iteration {it + 1}: updating the policy on {sum(map(len, played.turns))} turns")
-        per = {}
-        for j, learner in enumerate(learners):
-            adv = advantages(rewards[:, j], cfg.group)
-            stats = update(learner.scorer, learner.ref, learner.opt, played.turns[j], adv, cfg, rng)
-            per[str(learner.character)] = {
-                "reward": float(rewards[:, j].mean()),
-                "return": float(played.returns[:, j].mean()),
-                "success_rate": float(played.success[:, j].mean()),
-                "kl": stats["kl"],
-                "loss": stats["loss"],
-                "clip_frac": stats["clip_frac"],
-                "parse_failure_rate": int(played.unfit[j]) / max(1, int(played.decisions[j])),
-                "turns": len(played.turns[j]),
-                "trained_turns": stats["samples"],
+    pool = None
+    if cfg.workers > 1:
+        progress.status(f"starting {cfg.workers} play workers (each loads the model {base})")
+        pool = PlayerPool(base, characters, env, env_config, cfg, prompt)
+    with pool or contextlib.nullcontext():
+        for it in range(start, cfg.iterations):
+            if cfg.minutes and time.perf_counter() - began > 60 * cfg.minutes:
+                progress.print(f"grpo: stopping at the {cfg.minutes:g}-minute limit")
+                break
+            rng = np.random.default_rng([cfg.seed, it])
+            progress.status(f"iteration {it + 1}: playing {cfg.groups} groups of {cfg.group} copies")
+            batch = learners_env(cfg.groups * cfg.group, 0, characters, env, "any", **env_config)
+            records = sources.draw(cfg.groups, rng, cfg.goal)
+            set_goals(batch.env_cls, records, characters, cfg.goal)
+            batch.restore(None, np.repeat(records, cfg.group))
+            if pool is None:
+                scorers = [learner.scorer for learner in learners]
+                played = play_learners(scorers, batch, characters, cfg.temperature, rng, cfg.turns, cfg.batch_size)
+            else:
+                played = pool.play(batch.snapshot(), it, [learner.policy for learner in learners])
+            rewards = played.returns + cfg.shaping * played.progress  # (copies, learners)
+            t0 = time.perf_counter()
+            progress.status(f"iteration {it + 1}: updating the policy on {sum(map(len, played.turns))} turns")
+            per = {}
+            for j, learner in enumerate(learners):
+                adv = advantages(rewards[:, j], cfg.group)
+                stats = update(learner.scorer, learner.ref, learner.opt, played.turns[j], adv, cfg, rng)
+                per[str(learner.character)] = {
+                    "reward": float(rewards[:, j].mean()),
+                    "return": float(played.returns[:, j].mean()),
+                    "success_rate": float(played.success[:, j].mean()),
+                    "kl": stats["kl"],
+                    "loss": stats["loss"],
+                    "clip_frac": stats["clip_frac"],
+                    "parse_failure_rate": int(played.unfit[j]) / max(1, int(played.decisions[j])),
+                    "turns": len(played.turns[j]),
+                    "trained_turns": stats["samples"],
+                }
+            spent = played.seconds + time.perf_counter() - t0
+            mean = lambda key: float(np.mean([p[key] for p in per.values()]))  # noqa: E731
+            decided = int(played.decisions.sum())
+            row = {
+                "iteration": it,
+                "reward": float(rewards.mean()),
+                "success_rate": float(played.success.mean()),
+                "kl": mean("kl"),
+                "loss": mean("loss"),
+                "clip_frac": mean("clip_frac"),
+                "parse_failure_rate": int(played.unfit.sum()) / max(1, decided),
+                "turns": sum(p["turns"] for p in per.values()),
+                "trained_turns": sum(p["trained_turns"] for p in per.values()),
+                "tokens_per_s": played.tokens / max(played.seconds, 1e-9),
+                "decisions_per_s": decided / max(played.seconds, 1e-9),
+                "seconds_per_group": spent / cfg.groups,
+                "groups_per_min": 60 * cfg.groups / spent,
+                "play_s": played.seconds,
+                "update_s": spent - played.seconds,
+                "learners": per,
             }
-        spent = played.seconds + time.perf_counter() - t0
-        mean = lambda key: float(np.mean([p[key] for p in per.values()]))  # noqa: E731
-        decided = int(played.decisions.sum())
-        row = {
-            "iteration": it,
-            "reward": float(rewards.mean()),
-            "success_rate": float(played.success.mean()),
-            "kl": mean("kl"),
-            "loss": mean("loss"),
-            "clip_frac": mean("clip_frac"),
-            "parse_failure_rate": int(played.unfit.sum()) / max(1, decided),
-            "turns": sum(p["turns"] for p in per.values()),
-            "trained_turns": sum(p["trained_turns"] for p in per.values()),
-            "tokens_per_s": played.tokens / max(played.seconds, 1e-9),
-            "decisions_per_s": decided / max(played.seconds, 1e-9),
-            "seconds_per_group": spent / cfg.groups,
-            "groups_per_min": 60 * cfg.groups / spent,
-            "learners": per,
-        }
-        history.append(row)
-        if row["turns"] and not row["trained_turns"]:
-            progress.print(
-                f"grpo {it + 1}: warning: every copy in each group got the same reward, so no turn was trained; "
-                "give the groups a signal: --shaping above 0 (progress), a higher --temperature, a larger --group, "
-                "or --starts nearer the outcome (recording:PATH, archive:DIR)"
+            history.append(row)
+            if row["turns"] and not row["trained_turns"]:
+                progress.print(
+                    f"grpo {it + 1}: warning: every copy in each group got the same reward, so no turn was trained; "
+                    "give the groups a signal: --shaping above 0 (progress), a higher --temperature, a larger --group, "
+                    "or --starts nearer the outcome (recording:PATH, archive:DIR)"
+                )
+            each = (
+                "" if len(per) == 1 else " (" + ", ".join(f"{c}: {p['success_rate']:.3f}" for c, p in per.items()) + ")"
             )
-        each = "" if len(per) == 1 else " (" + ", ".join(f"{c}: {p['success_rate']:.3f}" for c, p in per.items()) + ")"
-        progress.print(
-            f"grpo {it + 1}/{cfg.iterations}: reward {row['reward']:.3f} success {row['success_rate']:.3f}{each} "
-            f"kl {row['kl']:.4f} parse-fail {row['parse_failure_rate']:.3f} {row['tokens_per_s']:.0f} tok/s "
-            f"{row['seconds_per_group']:.1f} s/group"
-        )
-        minutes = (time.perf_counter() - began) / (60 * cfg.minutes) if cfg.minutes else 0.0
-        figures = {key: row[key] for key in ("reward", "success_rate", "kl", "tokens_per_s")}
-        progress.update(it + 1, figures, fraction=min(1.0, max((it + 1) / cfg.iterations, minutes)))
-        progress.status(f"iteration {it + 1}: saving the model and metrics")
-        state = {"base": base, "iteration": it + 1, "env": env, "env_config": env_config}
-        run.save(learners, tok, {**state, "config": {**dataclasses.asdict(cfg), "prompt": prompt}}, history, cfg.merged)
+            progress.print(
+                f"grpo {it + 1}/{cfg.iterations}: reward {row['reward']:.3f} success {row['success_rate']:.3f}{each} "
+                f"kl {row['kl']:.4f} parse-fail {row['parse_failure_rate']:.3f} {row['tokens_per_s']:.0f} tok/s "
+                f"{row['seconds_per_group']:.1f} s/group"
+            )
+            minutes = (time.perf_counter() - began) / (60 * cfg.minutes) if cfg.minutes else 0.0
+            figures = {key: row[key] for key in ("reward", "success_rate", "kl", "tokens_per_s")}
+            progress.update(it + 1, figures, fraction=min(1.0, max((it + 1) / cfg.iterations, minutes)))
+            progress.status(f"iteration {it + 1}: saving the model and metrics")
+            state = {"base": base, "iteration": it + 1, "env": env, "env_config": env_config}
+            run.save(
+                learners, tok, {**state, "config": {**dataclasses.asdict(cfg), "prompt": prompt}}, history, cfg.merged
+            )
     return history
