@@ -114,12 +114,28 @@ def cmd_grpo(args, extra) -> int:
     env_config = env_overrides(extra)
     cfg = _config(GRPOConfig, args)
     _check_goal(args.env, cfg.goal)
+    _connect_workers(cfg.workers, args.ray_address)
     with Progress(f"grpo {args.env}") as progress:
         history = grpo(args.out, args.model, cfg, args.resume, _spoken(args.env), progress, **env_config)
     run = Run(args.out)
     last = history[-1] if history else {}
     print(json.dumps({"out": run.out, "iterations": len(history), "last": last, "plot": run.plot}))
     return 0
+
+
+def _connect_workers(workers: int, address: str | None) -> None:
+    """``--workers K`` > 1 plays on Ray: connect to ``--ray-address`` (within its deadline) or start a local Ray
+    on 127.0.0.1 here, since lm/ does not reach into train/ for the connection."""
+    if workers == 1:
+        if address:
+            raise ValueError("--ray-address is for --workers K > 1; add --workers or drop it")
+        return
+    from sparring.kit.net import CONNECT_SECONDS, check_reachable
+    from sparring.train.ray_cluster import init_ray
+
+    if address and address != "auto":  # "auto": the Ray already running on this machine, found by Ray itself
+        check_reachable(address, "Ray cluster (--ray-address)", CONNECT_SECONDS, default_port=6379)
+    init_ray(address or "", workers)
 
 
 def _check_goal(env: str, goal: str) -> None:
@@ -333,6 +349,11 @@ def _add_grpo(p: argparse.ArgumentParser) -> None:
         type=_characters,
         default=GRPOConfig().learners,
         help="learning seats, comma-separated (e.g. 0,1), each its own copy of the model (default 0)",
+    )
+    p.add_argument(
+        "--ray-address",
+        type=values.text("a Ray address, e.g. 127.0.0.1:6379"),
+        help="play --workers K > 1 on this Ray cluster (default: a local Ray on 127.0.0.1)",
     )
 
 
