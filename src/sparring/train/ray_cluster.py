@@ -19,16 +19,12 @@ SINGLE_MACHINE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"  # Ray's switch: "0" keeps 
 def init_ray(address: str = "", min_cpus: int = 1) -> None:
     """Connect to the Ray cluster at ``address``, or start a local instance on 127.0.0.1 with at least
     ``min_cpus`` CPUs (nothing to do when this process is connected already)."""
-    if not address:
-        os.environ.setdefault(SINGLE_MACHINE, "0")  # read by the first `import ray`, here and in Ray's workers
     import ray
 
     if ray.is_initialized():
         return
-    if not address and os.environ[SINGLE_MACHINE] == "0":
-        from ray._private import ray_constants  # no public switch; Ray 2.60 reads this constant when it starts a node
-
-        ray_constants.ENABLE_RAY_CLUSTER = False
+    if not address:
+        on_this_machine()
     if address:
         ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
     else:  # workers inherit this environment, NUMBA_CACHE_DIR included, so they load compiled kernels warm
@@ -39,6 +35,16 @@ def init_ray(address: str = "", min_cpus: int = 1) -> None:
             logging_level=logging.WARNING,
             _node_ip_address="127.0.0.1",
         )
+
+
+def on_this_machine() -> None:
+    """Make the Ray nodes this process starts (a local instance, or ``ray.cluster_utils.Cluster``'s nodes) register
+    on 127.0.0.1, unless ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER`` says otherwise."""
+    os.environ.setdefault(SINGLE_MACHINE, "0")  # read by the first `import ray`, in Ray's workers too
+    if os.environ[SINGLE_MACHINE] == "0":
+        from ray._private import ray_constants  # no public switch; Ray 2.60 reads this constant when it starts a node
+
+        ray_constants.ENABLE_RAY_CLUSTER = False
 
 
 def node_addresses() -> list[str]:

@@ -122,6 +122,11 @@ def train(
         while not trainer.finished():
             try:
                 metrics = trainer.iterate()
+                log.write(metrics)
+                show(progress, metrics, trainer.progress())
+                if time.monotonic() - last_save >= cfg.checkpoint_s:
+                    save_checkpoint(run_dir, trainer, cfg.keep_checkpoints)
+                    last_save = time.monotonic()
             except WorkerLost as exc:
                 if restarts >= cfg.worker_restarts:
                     raise WorkerLost(
@@ -130,12 +135,6 @@ def train(
                     ) from None
                 restarts += 1
                 log = _restart_from_checkpoint(trainer, run_dir, log, exc, restarts, progress)
-                continue
-            log.write(metrics)
-            show(progress, metrics, trainer.progress())
-            if time.monotonic() - last_save >= cfg.checkpoint_s:
-                save_checkpoint(run_dir, trainer, cfg.keep_checkpoints)
-                last_save = time.monotonic()
         progress.status(f"saving the checkpoint and plots -> {run_dir}")
         save_checkpoint(run_dir, trainer, cfg.keep_checkpoints)
     finally:
