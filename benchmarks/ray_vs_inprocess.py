@@ -1,25 +1,20 @@
-"""The Ray env backend against in-process: env-step throughput, PPO throughput, and learning over seeds.
+"""Data-parallel PPO on Ray (``--train.vec ray``) against in-process training: throughput and learning.
 
-    python benchmarks/ray_vs_inprocess.py [--envs 1024] [--workers 2] [--seeds 3] [--updates 20]
+    python benchmarks/ray_vs_inprocess.py speed [--envs duel gauntlet] [--workers 2] [--turns 6] [--iterations 4]
+    python benchmarks/ray_vs_inprocess.py learn [--env duel] [--seeds 5] [--first-seed 100] [--steps 3000000]
 
-1. Env stepping (random actions), `squared` and `duel` vs the in-kernel robot: in-process and
-   Ray turns interleaved (A B A B ...), medians, B/A ratio and a Mann-Whitney verdict
-   (``sparring bench --compare``'s statistics). Actor start-up is not timed.
-2. PPO on `squared`, same config and budget for both backends over ``--seeds`` seeds: median
-   learner agent-steps/s of the iterations, and the final success rate over 512 evaluation
-   episodes with a bootstrap 95% interval and a Welch test between the backends.
-Everything runs on one local Ray instance started here; ratios are measured in this process.
+``speed``: for each env (its defaults, so duel anneals its shaping), one in-process trainer (torch and
+the env batch on every core) and one :class:`~sparring.train.parallel.ParallelTrainer` of ``--workers``
+workers (one core each) are built side by side, then run in interleaved turns of ``--iterations``
+iterations each (A B A B ..., the first iteration of each not counted), so the machine's drift hits
+both. It prints the median learner agent-steps/s of each, their ratio with a Mann-Whitney p, and the
+costs of a data-parallel iteration (rollout, update, the all-reduces inside it, the driver's wall
+time; the slowest worker's), which docs/trainer.md's scaling model is built on.
 
-Measured on the 2-core build machine (shared, load average 6-8 during the run), defaults with
-``--seeds 3 --updates 8``: Ray env stepping is 0.016x in-process on `squared` (0.15 vs 9.3 M
-agent-steps/s: a ~7 ms actor round trip per step against a ~0.1 ms kernel) and 0.075x on `duel`
-vs robot (0.13 vs 1.8 M), both p = 0.00016. In PPO the learner dominates (a 32-step rollout costs
-~0.2 s of round trips against a ~2 s update), so training throughput showed no detectable difference
-(ray/in-process 1.24x, Mann-Whitney p = 0.059 over 21 iterations each, noise of the loaded
-machine), and learning matched exactly: identical success rates seed for seed (0.508 mean, 95% CI
-0.500-0.520, both). Ray pays off only when one slice's step costs far more than the round trip:
-envs whose step takes milliseconds per slice (or thousands of envs per node) spread over several
-machines, with the learner on a GPU node; on one laptop keep ``inprocess``.
+``learn``: ``--seeds`` training seeds, each trained in-process and with ``--workers`` workers to the same
+``--steps`` budget, each scored on ``--episodes`` fresh episodes (``win_rate``: the learner seat's wins);
+prints every seed's pair, each arm's mean with a bootstrap 95% interval, and a Mann-Whitney test between
+the arms. Everything runs on one local Ray instance on 127.0.0.1 (or ``--ray-address``).
 """
 
 from __future__ import annotations
@@ -31,84 +26,100 @@ import time
 import numpy as np
 
 from sparring.kit import registry
-from sparring.sweep.compare import compare, format_compare
 from sparring.sweep.objective import score
 from sparring.sweep.stats import bootstrap_ci, two_sample_p
 from sparring.train.config import make_train_config
+from sparring.train.parallel import ParallelTrainer
+from sparring.train.ray_cluster import init_ray
 from sparring.train.trainer import Trainer
-from sparring.train.vec_ray import init_ray
+
+BUDGET = 10**12  # the speed turns stop by count, not budget: a budget this far away keeps lr and anneals still
 
 
-def learn(vec: str, seed: int, envs: int, workers: int, updates: int) -> tuple[list, float, float]:
-    """(train/sps of each iteration but the first, success rate after the budget, wall seconds incl. start-up)."""
-    start = time.perf_counter()
-    cfg = make_train_config(
-        registry.get("squared"),
-        {
-            "num_envs": envs,
-            "horizon": 32,
-            "steps": envs * 32 * updates,
-            "minibatch_size": 4096,
-            "vec": vec,
-            "workers": workers,
-            "seed": seed,
-        },
-    )
-    trainer = Trainer("squared", cfg)
-    try:
-        rates = []
-        while not trainer.finished():
-            rates.append(trainer.iterate()["train/sps"])
-        success = score(trainer, "win_rate", 512)
-    finally:
-        trainer.close()
-    return rates[1:] or rates, success, time.perf_counter() - start
+def trainer(env: str, vec: str, workers: int, seed: int = 0, steps: int = BUDGET):
+    """A trainer of ``env``'s defaults, in-process on every core or data-parallel over ``workers``."""
+    overrides = {"seed": seed, "steps": steps}
+    if vec == "ray":
+        overrides.update(vec="ray", workers=workers, threads=1)
+    cfg = make_train_config(registry.get(env), overrides)
+    return (ParallelTrainer if vec == "ray" else Trainer)(env, cfg)
+
+
+def speed(args) -> None:
+    """Interleaved throughput turns per env; prints the figures."""
+    for env in args.envs:
+        arms = {"inprocess": trainer(env, "inprocess", args.workers), "ray": trainer(env, "ray", args.workers)}
+        rates, costs = {vec: [] for vec in arms}, {vec: [] for vec in arms}
+        try:
+            for _ in range(args.turns):
+                for vec, run in arms.items():
+                    run.iterate()  # a turn's first iteration follows the other arm's: not counted
+                    for _ in range(args.iterations):
+                        metrics = run.iterate()
+                        rates[vec].append(metrics["train/sps"])
+                        costs[vec].append(metrics)
+        finally:
+            for run in arms.values():
+                run.close()
+        a, b = np.median(rates["inprocess"]), np.median(rates["ray"])
+        p = two_sample_p(rates["ray"], rates["inprocess"], "mannwhitney")
+        batch = arms["ray"].batch_size
+        print(
+            f"{env}: in-process {a / 1e3:.1f} K agent-steps/s, {args.workers} Ray workers {b / 1e3:.1f} K: "
+            f"{b / a:.3f}x (Mann-Whitney p {p:.3g}, {len(rates['ray'])} iterations each, batch {batch})",
+            flush=True,
+        )
+        for vec, rows in costs.items():  # the data-parallel figures are the slowest worker's
+            parts = {k: statistics.median(m[k] for m in rows) for k in rows[0] if k.startswith("perf/")}
+            parts["iteration_s"] = statistics.median(batch / m["train/sps"] for m in rows)
+            shown = ", ".join(f"{k.removeprefix('perf/')} {v * 1e3:.1f} ms" for k, v in sorted(parts.items()))
+            print(f"  {vec} iteration (medians): {shown}", flush=True)
+
+
+def learn(args) -> None:
+    """Seed pairs trained to the same budget in both arms; prints the scores and the test."""
+    scores = {"inprocess": [], "ray": []}
+    for seed in range(args.first_seed, args.first_seed + args.seeds):
+        for vec in scores:
+            start = time.perf_counter()
+            run = trainer(args.env, vec, args.workers, seed, args.steps)
+            try:
+                while not run.finished():
+                    run.iterate()
+                if vec == "ray":
+                    run.train_state()  # copies rank 0's weights into run.policy
+                scores[vec].append(score(run, args.metric, args.episodes))
+            finally:
+                run.close()
+            print(f"  seed {seed} {vec:<9}: {args.metric} {scores[vec][-1]:.3f} ({time.perf_counter() - start:.0f} s)")
+    for vec, values in scores.items():
+        lo, hi = bootstrap_ci(np.array(values))
+        print(f"{args.env} {vec:<9}: mean {args.metric} {np.mean(values):.4f} [95% CI {lo:.4f}, {hi:.4f}]")
+    p = two_sample_p(scores["ray"], scores["inprocess"], "mannwhitney")
+    print(f"{args.seeds} seeds per arm at {args.steps} agent-steps: Mann-Whitney p {p:.3g}")
 
 
 def main() -> None:
-    """Measure and print."""
+    """Parse, start Ray, measure and print."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--envs", type=int, default=1024)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--repeats", type=int, default=8, help="interleaved turns per env-stepping comparison")
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--updates", type=int, default=20, help="PPO updates per training run")
-    parser.add_argument("--ray-address", default="", help="a Ray cluster (default: a local instance)")
+    sub = parser.add_subparsers(dest="what", required=True)
+    fast = sub.add_parser("speed", help="interleaved throughput turns")
+    fast.add_argument("--envs", nargs="+", default=["duel", "gauntlet"])
+    fast.add_argument("--turns", type=int, default=6)
+    fast.add_argument("--iterations", type=int, default=4, help="counted iterations per turn")
+    same = sub.add_parser("learn", help="seed pairs at one budget")
+    same.add_argument("--env", default="duel")
+    same.add_argument("--seeds", type=int, default=5)
+    same.add_argument("--first-seed", type=int, default=100)
+    same.add_argument("--steps", type=int, default=3_000_000)
+    same.add_argument("--episodes", type=int, default=500)
+    same.add_argument("--metric", default="win_rate")
+    for p in (fast, same):
+        p.add_argument("--workers", type=int, default=2)
+        p.add_argument("--ray-address", default="", help="a Ray cluster (default: a local instance on 127.0.0.1)")
     args = parser.parse_args()
     init_ray(args.ray_address, args.workers)
-    for name, extra in (("squared", ""), ("duel", ",opponent=robot")):
-        a = f"num_envs={args.envs}{extra}"
-        print(
-            format_compare(compare(name, a, f"{a},vec=ray,workers={args.workers}", repeats=args.repeats, seconds=0.5)),
-            flush=True,
-        )
-    runs = {"inprocess": [], "ray": []}
-    for seed in range(args.seeds):
-        for vec in runs:  # interleaved: machine drift hits both
-            runs[vec].append(learn(vec, seed, args.envs, args.workers, args.updates))
-            sps, success, wall = runs[vec][-1]
-            print(
-                f"  {vec:<9} seed {seed}: {statistics.median(sps) / 1e3:.1f} K steps/s, success {success:.3f}, "
-                f"{wall:.1f} s",
-                flush=True,
-            )
-    rates = {vec: np.concatenate([r[0] for r in rows]) for vec, rows in runs.items()}
-    for vec, rows in runs.items():
-        success, wall, sps = np.array([r[1] for r in rows]), np.array([r[2] for r in rows]), rates[vec]
-        lo, hi = bootstrap_ci(success)
-        print(
-            f"PPO squared {args.envs} envs x {args.updates} updates, {vec:<9}: median {np.median(sps) / 1e3:.1f} K "
-            f"steps/s, success {success.mean():.3f} [95% CI {lo:.3f}, {hi:.3f}], median wall {np.median(wall):.1f} s"
-        )
-    ratio = np.median(rates["ray"]) / np.median(rates["inprocess"])
-    p_sps = two_sample_p(rates["ray"], rates["inprocess"], "mannwhitney")
-    same = all(a[1] == b[1] for a, b in zip(runs["inprocess"], runs["ray"]))
-    successes = [[r[1] for r in runs[vec]] for vec in ("ray", "inprocess")]
-    p = two_sample_p(*successes) if args.seeds >= 2 else float("nan")
-    print(
-        f"PPO throughput ray/in-process {ratio:.2f}x over {len(rates['ray'])} iterations each (Mann-Whitney p "
-        f"{p_sps:.3g}); success identical seed for seed: {same}; Welch p of success {p:.3g}"
-    )
+    (speed if args.what == "speed" else learn)(args)
 
 
 if __name__ == "__main__":

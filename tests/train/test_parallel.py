@@ -70,10 +70,10 @@ def _rank_update(rank: int, world: int, host: str, port: int, recurrence: str) -
     _shard(rollout, slice(rank * per, (rank + 1) * per))
     init_group(host, port, rank, world)
     try:
-        ppo_update(policy, optimizer, rollout, cfg, parallel=DataParallel())
+        metrics = ppo_update(policy, optimizer, rollout, cfg, parallel=DataParallel())
     finally:
         torch.distributed.destroy_process_group()  # Ray reuses this process for other tasks
-    return {k: v.clone() for k, v in policy.state_dict().items()}
+    return {k: v.clone() for k, v in policy.state_dict().items()}, metrics
 
 
 @pytest.mark.parametrize("recurrence", ["none", "lstm"])
@@ -82,9 +82,11 @@ def test_two_shards_compute_the_update_of_the_whole_batch(recurrence):
     end with the weights of one in-process update of the whole rollout, up to float reduction order."""
     policy, optimizer, rollout, cfg = _collected(recurrence)
     before = {k: v.clone() for k, v in policy.state_dict().items()}
-    ppo_update(policy, optimizer, rollout, cfg)
+    metrics = ppo_update(policy, optimizer, rollout, cfg)
     port = free_port("127.0.0.1")
-    ranks = ray.get([_rank_update.remote(r, 2, "127.0.0.1", port, recurrence) for r in range(2)])
+    ranks, shard_metrics = zip(*ray.get([_rank_update.remote(r, 2, "127.0.0.1", port, recurrence) for r in range(2)]))
+    assert shard_metrics[0] == shard_metrics[1]
+    assert shard_metrics[0] == pytest.approx(metrics, rel=1e-4, abs=1e-6)  # losses, KL, explained variance
     moved = False
     for name, want in policy.state_dict().items():
         assert torch.equal(ranks[0][name], ranks[1][name]), name  # identical on every rank

@@ -51,6 +51,9 @@ class DataParallel:
 
     def __init__(self):
         self.rank, self.world = dist.get_rank(), dist.get_world_size()
+        # NCCL reduces tensors on this rank's GPU only (the update's loss sums live on the CPU)
+        nccl = dist.get_backend() == "nccl"
+        self.device = torch.device("cuda", torch.cuda.current_device()) if nccl else torch.device("cpu")
         self.comm_s = 0.0
 
     def shard(self, size: int) -> int:
@@ -58,10 +61,12 @@ class DataParallel:
         return max(1, size // self.world)
 
     def _all_reduce(self, tensor: torch.Tensor) -> torch.Tensor:
+        """The sum of ``tensor`` over the ranks (on ``tensor``'s device)."""
         start = time.perf_counter()
-        dist.all_reduce(tensor)
+        on = tensor.to(self.device)
+        dist.all_reduce(on)
         self.comm_s += time.perf_counter() - start
-        return tensor
+        return on.to(tensor.device)
 
     def minibatch_moments(self, adv: torch.Tensor, index_sets: list[torch.Tensor], pick) -> torch.Tensor:
         """Mean and std [minibatches, 2] of the advantages of each whole minibatch (every rank's shard of it).
@@ -88,9 +93,13 @@ class DataParallel:
             p.grad = flat[offset : offset + n].view_as(g).clone()
             offset += n
 
+    def total(self, values: torch.Tensor) -> torch.Tensor:
+        """The element-wise sum of ``values`` over the ranks (``values`` itself is left as it is)."""
+        return self._all_reduce(values.clone())
+
     def mean(self, values: torch.Tensor) -> torch.Tensor:
         """The element-wise mean of ``values`` over the ranks."""
-        return self._all_reduce(values.clone()) / self.world
+        return self.total(values) / self.world
 
     def drain_comm_s(self) -> float:
         """Seconds spent in collectives since the last call."""

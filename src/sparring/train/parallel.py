@@ -125,7 +125,6 @@ class ParallelTrainer:
         if cfg.init and warm:
             load_init(self.policy, cfg.init, env_name, probe)
         self.optimizer = make_optimizer(self.policy, cfg.optimizer, cfg.lr)
-        self.device = torch.device(cfg.device if cfg.device != "auto" else "cpu")
         self.global_step, self.iteration, self.elapsed = 0, 0, 0.0
         self._workers, self._group = [], None
         self.nodes: list[str] = []  # the Ray node of each worker

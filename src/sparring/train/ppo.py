@@ -142,15 +142,9 @@ def _pooled_variances(parallel, *columns: torch.Tensor) -> list[torch.Tensor]:
     """The unbiased variance of each tensor over every rank's elements (one ``all_reduce``)."""
     sums = torch.stack(
         [
-            torch.stack(
-                [
-                    x.numel() * torch.ones((), dtype=torch.float64, device=x.device),
-                    x.double().sum(),
-                    (x.double() ** 2).sum(),
-                ]
-            )
-            for x in columns
+            torch.stack([torch.tensor(x.numel(), dtype=torch.float64), x.double().sum(), x.double().square().sum()])
+            for x in (c.detach().cpu() for c in columns)
         ]
     )
-    n, total, squares = (parallel.mean(sums) * parallel.world).unbind(1)
+    n, total, squares = parallel.total(sums).unbind(1)
     return list(((squares - total * total / n) / (n - 1).clamp(min=1)).float())
