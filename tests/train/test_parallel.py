@@ -1,6 +1,7 @@
 """Data-parallel PPO on a local Ray instance: K shards compute the update of one, the ranks stay identical,
 runs resume on another worker count, and what it does not run is refused in one line."""
 
+import json
 import sys
 
 import numpy as np
@@ -127,8 +128,11 @@ def test_a_run_resumes_on_another_worker_count_and_in_process(tmp_path):
     run = train("duel", {**SMALL, "steps": 2048, "recurrence": "lstm"}, runs_dir=str(tmp_path))
     train(resume=run, overrides={"steps": 4096, "workers": 1})
     train(resume=run, overrides={"steps": 6144, "vec": "inprocess"})
-    rows = [line for line in open(f"{run}/metrics.csv")][1:]
-    assert len(rows) == 6 and open(f"{run}/checkpoints/latest").read() == "step-000000006144"
+    rows = [json.loads(line) for line in open(f"{run}/metrics.jsonl")]
+    assert [r["train/step"] for r in rows] == [1024 * i for i in range(1, 7)]
+    assert open(f"{run}/checkpoints/latest").read() == "step-000000006144"
+    shaping = [r["env_knob/reward_damage"] for r in rows[:2]]  # duel's default anneal, in the workers too
+    assert shaping == pytest.approx([1.0, 1 - 0.5 / 0.75])  # at progress 0 and 1/2 of the first 2048 steps
 
 
 @pytest.mark.parametrize(
