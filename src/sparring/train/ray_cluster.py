@@ -29,6 +29,7 @@ def init_ray(address: str = "", min_cpus: int = 1) -> None:
         ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
     else:  # workers inherit this environment, NUMBA_CACHE_DIR included, so they load compiled kernels warm
         ray.init(
+            address="local",  # a new instance, never a cluster some `ray start` left in /tmp/ray
             num_cpus=max(min_cpus, os.cpu_count() or 1),
             include_dashboard=False,
             log_to_driver=False,
