@@ -49,6 +49,8 @@ def _pick(recurrent: bool):
 
 
 def _losses(policy, rollout, idx, adv, ret, cfg, teacher=None, moments=None):
+    """The minibatch ``idx``'s losses; ``moments``: the whole minibatch's advantage mean and std where this is a
+    rank's shard of it."""
     kl_teacher = None
     take = _pick(policy.recurrent)
     pick = lambda x: take(x, idx)  # noqa: E731
@@ -90,22 +92,22 @@ def ppo_update(policy: nn.Module, optimizer, rollout, cfg, teacher=None, kl_coef
     ``kl_coef`` times the mean KL from the teacher's action distribution to the policy's (``loss/kl_teacher``).
     With ``parallel`` (a :class:`~sparring.train.distributed.DataParallel`) this rank's rollout is its shard:
     each minibatch takes ``minibatch_size / ranks`` of its samples, advantages are normalised with the whole
-    minibatch's moments, gradients are averaged over the ranks before clipping, and the metrics are the ranks'.
+    minibatch's moments, gradients are averaged over the ranks before clipping, and the metrics are the whole
+    batch's. Every epoch's minibatches are drawn before the first step.
     """
     adv, ret = advantages_and_returns(rollout, cfg.gamma, cfg.gae_lambda)
     size = cfg.minibatch_size if parallel is None else parallel.shard(cfg.minibatch_size)
-    pick = _pick(rollout.policy.recurrent)
     params = [p for p in policy.parameters() if p.requires_grad]
+    epochs = [_minibatches(rollout, size) for _ in range(cfg.update_epochs)]
+    moments = [[None] * len(sets) for sets in epochs]
+    if parallel is not None and cfg.norm_adv:
+        moments = parallel.minibatch_moments(adv, epochs, _pick(rollout.policy.recurrent))
     totals = torch.zeros(6)
     count = 0
-    for _ in range(cfg.update_epochs):
-        index_sets = _minibatches(rollout, size)
-        moments = None
-        if parallel is not None and cfg.norm_adv:
-            moments = parallel.minibatch_moments(adv, index_sets, pick)
-        for i, idx in enumerate(index_sets):
+    for index_sets, epoch_moments in zip(epochs, moments):
+        for idx, mb_moments in zip(index_sets, epoch_moments):
             pg_loss, v_loss, ent, approx_kl, clipfrac, kl_teacher = _losses(
-                policy, rollout, idx, adv, ret, cfg, teacher, None if moments is None else moments[i]
+                policy, rollout, idx, adv, ret, cfg, teacher, mb_moments
             )
             loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
             if kl_teacher is None:
@@ -121,10 +123,10 @@ def ppo_update(policy: nn.Module, optimizer, rollout, cfg, teacher=None, kl_coef
             totals += torch.stack([pg_loss, v_loss, ent, approx_kl, clipfrac, kl_teacher]).detach().cpu()
             count += 1
     means = totals / max(1, count)
-    var_ret, var_err = ret.var(), (ret - rollout.values).var()
-    if parallel is not None:  # every rank's shard is the same size: the mean of the shards' is the batch's
-        means = parallel.mean(means)
-        var_ret, var_err = _pooled_variances(parallel, ret, ret - rollout.values)
+    if parallel is None:
+        var_ret, var_err = ret.var(), (ret - rollout.values).var()
+    else:  # every rank's shard is the same size: the mean of the shards' means is the batch's
+        means, var_ret, var_err = _pooled(parallel, means, ret, ret - rollout.values)
     pg, v, ent, kl, cf, kl_t = means.tolist()
     explained = float("nan") if var_ret == 0 else (1 - var_err / var_ret).item()
     return {
@@ -138,13 +140,14 @@ def ppo_update(policy: nn.Module, optimizer, rollout, cfg, teacher=None, kl_coef
     }
 
 
-def _pooled_variances(parallel, *columns: torch.Tensor) -> list[torch.Tensor]:
-    """The unbiased variance of each tensor over every rank's elements (one ``all_reduce``)."""
-    sums = torch.stack(
-        [
-            torch.stack([torch.tensor(x.numel(), dtype=torch.float64), x.double().sum(), x.double().square().sum()])
-            for x in (c.detach().cpu() for c in columns)
-        ]
-    )
-    n, total, squares = parallel.total(sums).unbind(1)
-    return list(((squares - total * total / n) / (n - 1).clamp(min=1)).float())
+def _pooled(parallel, means: torch.Tensor, *columns: torch.Tensor) -> tuple:
+    """``means`` averaged over the ranks, then the unbiased variance of each of ``columns`` over every rank's
+    elements, in one ``all_reduce``."""
+    sums = [
+        torch.stack([torch.tensor(x.numel()), x.sum(), x.square().sum()]) for x in (c.double().cpu() for c in columns)
+    ]
+    reduced = parallel.total(torch.cat([means.double() / parallel.world, *sums]))
+    out = [reduced[: len(means)].float()]
+    for n, total, squares in reduced[len(means) :].view(-1, 3):
+        out.append(((squares - total * total / n) / (n - 1).clamp(min=1)).float())
+    return tuple(out)
