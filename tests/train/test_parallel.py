@@ -151,3 +151,27 @@ def test_what_it_does_not_run_is_refused_in_one_line(tmp_path, overrides, oppone
     with pytest.raises(ValueError, match=message) as caught:
         train("duel", {**SMALL, "steps": 1024, **overrides}, opponent=opponent, runs_dir=str(tmp_path))
     assert "\n" not in str(caught.value) and "--train.vec inprocess" in str(caught.value) or "divides" in message
+
+
+def test_a_setting_a_worker_refuses_comes_back_as_its_own_one_line_error(tmp_path, capsys):
+    from sparring.cli import main
+
+    args = ["train", "duel", "--steps", "1024", "--runs", str(tmp_path), "--train.env_anneal", "nope=1"]
+    assert main([*args, *(f"--train.{k}={v}" for k, v in SMALL.items())]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("sparring: env_anneal: 'nope' is not a float knob of this env; valid:")
+
+
+def test_the_cli_says_a_lost_worker_in_one_line(monkeypatch, capsys):
+    import sparring.train.run
+    from sparring.cli import main
+    from sparring.train.parallel import WorkerLost
+
+    def lost(*args, **kwargs):
+        raise WorkerLost("data-parallel worker 1 died: gone (after 3 restarts); sparring train --resume RUN")
+
+    monkeypatch.setattr(sparring.train.run, "train", lost)
+    assert main(["train", "duel", "--steps", "1024"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "sparring: train: data-parallel worker 1 died: gone (after 3 restarts); sparring train --resume RUN"
+    )

@@ -93,9 +93,12 @@ def main(argv: list[str] | None = None) -> int:
     except MemoryError as exc:  # a size no memory check caught: still one line, naming what to lower
         print(f"sparring: {args.command}: {_out_of_memory(exc)}", file=sys.stderr)
     except RuntimeError as exc:
-        if not _is_allocation_failure(exc):
+        if getattr(exc, "one_line", False):  # an error written for the user (e.g. a lost Ray worker)
+            print(f"sparring: {args.command}: {_one_line(exc)}", file=sys.stderr)
+        elif not _is_allocation_failure(exc):
             raise
-        print(f"sparring: {args.command}: {_out_of_memory(exc)}", file=sys.stderr)
+        else:
+            print(f"sparring: {args.command}: {_out_of_memory(exc)}", file=sys.stderr)
     return 2
 
 

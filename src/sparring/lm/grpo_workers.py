@@ -46,6 +46,8 @@ START_TIMEOUT_S = 300.0  # workers that cannot be placed (too few CPUs free) wou
 class WorkerLost(RuntimeError):
     """A play worker died (its process or node is gone)."""
 
+    one_line = True  # the CLI says it in one line
+
 
 def check_workers(cfg) -> None:
     """One line naming a setting that ``cfg.workers`` > 1 (of a :class:`~sparring.lm.grpo.GRPOConfig`) cannot

@@ -32,6 +32,7 @@ from sparring.train.config import TrainConfig
 from sparring.train.opponents import make_opponent
 from sparring.train.optim import make_optimizer
 from sparring.train.ray_cluster import init_ray
+from sparring.train.schedule import parse_anneal
 from sparring.train.teacher import load_init
 from sparring.train.vec_slices import SlicedEnv
 
@@ -40,6 +41,8 @@ START_TIMEOUT_S = 120.0  # workers that cannot be placed (too few CPUs) would ot
 
 class WorkerLost(RuntimeError):
     """A worker of a data-parallel run died (its process or node is gone)."""
+
+    one_line = True  # the CLI says it in one line: it names what happened and what to do
 
 
 def check_parallel(cfg: TrainConfig, opponent: str | None) -> None:
@@ -115,6 +118,7 @@ class ParallelTrainer:
         warm: bool = True,
     ):
         check_parallel(cfg, opponent)
+        parse_anneal(cfg.env_anneal, cfg.vec)  # a bad entry is one line before any worker starts
         self.env_name, self.cfg, self.opponent_name, self.seats = env_name, cfg, opponent, dict(seats or {})
         env_cls = registry.get(env_name)
         self.env_config, _ = make_opponent(env_cls, opponent, dict(env_config or {}), cfg, seats=self.seats)
@@ -130,7 +134,7 @@ class ParallelTrainer:
         self.nodes: list[str] = []  # the Ray node of each worker
         init_ray(cfg.ray_address, cfg.workers)
         self._start()
-        self._push(optimizer=False, progress=False)
+        self._push(optimizer=False)
 
     @property
     def batch_size(self) -> int:
@@ -166,12 +170,12 @@ class ParallelTrainer:
                 num_cpus=bundle["CPU"],
                 num_gpus=bundle.get("GPU", 0),
                 scheduling_strategy=PlacementGroupSchedulingStrategy(self._group, placement_group_bundle_index=r),
-            ).remote(
-                r, k, self.env_name, cfg, self.env_config, self.opponent_name, self.seats, bounds[r], bounds[r + 1]
-            )
+            ).remote(r, k, bounds[r], bounds[r + 1])
             for r in range(k)
         ]
         try:
+            setting = (self.env_name, cfg, self.env_config, self.opponent_name, self.seats)
+            self._get([w.build.remote(*setting) for w in self._workers])
             host, port = self._get([self._workers[0].rendezvous.remote()])[0]
             self._get([w.join.remote(host, port, "nccl" if gpu else "gloo") for w in self._workers])
             described = self._get([w.describe.remote() for w in self._workers])
@@ -195,8 +199,8 @@ class ParallelTrainer:
                 results[index[ready[0]]] = ray.get(ready[0])
             except ray.exceptions.RayActorError as exc:
                 raise WorkerLost(f"data-parallel worker {index[ready[0]]} died: {str(exc).splitlines()[0]}") from None
-            except ray.exceptions.RayTaskError as exc:
-                raise exc.as_instanceof_cause() from None
+            except ray.exceptions.RayTaskError as exc:  # the worker's own error (a ValueError naming a setting)
+                raise (exc.cause if isinstance(exc.cause, Exception) else exc) from None
         return results
 
     def iterate(self) -> dict:
@@ -261,15 +265,16 @@ class ParallelTrainer:
             }
         )
 
-    def _push(self, optimizer: bool = True, progress: dict | bool = False) -> None:
-        """Send ``policy``'s weights (and ``optimizer``'s state, and each worker's slice of ``progress``)."""
+    def _push(self, optimizer: bool = True, progress: dict | None = None) -> None:
+        """Send ``policy``'s weights (and ``optimizer``'s state, and each worker's slice of ``progress``: the
+        records, ``just_done`` and recurrent memory of the whole batch)."""
         weights = {k: v.detach().cpu() for k, v in self.policy.state_dict().items()}
         opt = self.optimizer.state_dict() if optimizer else None
         steps = {"global_step": self.global_step, "iteration": self.iteration, "elapsed": self.elapsed}
         refs = []
         for r, worker in enumerate(self._workers):
             part = None
-            if progress:
+            if progress is not None:
                 envs, rows = slice(self.env.bounds[r], self.env.bounds[r + 1]), slice(self._rows[r], self._rows[r + 1])
                 part = {
                     **steps,
@@ -285,7 +290,7 @@ class ParallelTrainer:
         last checkpoint into it)."""
         self.close()
         self._start()
-        self._push(optimizer=False, progress=False)
+        self._push(optimizer=False)
 
     def close(self) -> None:
         """Stop the workers and free their placement group (idempotent; the Ray instance stays up)."""

@@ -24,26 +24,25 @@ RANK_SEED = 7919  # rank r > 0 samples actions from torch seed (seed + r * RANK_
 
 
 class Worker:
-    """Rank ``rank`` of ``world``: envs ``[lo, hi)`` of a run of ``cfg`` (see the module's docstring)."""
+    """Rank ``rank`` of ``world``: envs ``[lo, hi)`` of a run of ``cfg`` (see the module's docstring).
 
-    def __init__(
-        self,
-        rank: int,
-        world: int,
-        env_name: str,
-        cfg: TrainConfig,
-        env_config: dict,
-        opponent,
-        seats: dict,
-        lo: int,
-        hi: int,
-    ):
-        self.rank, self.world, self.lo = rank, world, lo
-        local = dataclasses.replace(cfg, vec="inprocess", num_envs=hi - lo, threads=max(1, cfg.threads), init="")
+    The actor's constructor only keeps its arguments; :meth:`build` makes the trainer, so that a bad setting is
+    a task's error the run reports as itself, not an actor that died while it was made.
+    """
+
+    def __init__(self, rank: int, world: int, lo: int, hi: int):
+        self.rank, self.world, self.lo, self.hi = rank, world, lo, hi
+        self.trainer: Trainer | None = None
+
+    def build(self, env_name: str, cfg: TrainConfig, env_config: dict, opponent, seats: dict) -> None:
+        """This slice's trainer: its envs seeded as in-process, its policy and optimizer."""
+        local = dataclasses.replace(
+            cfg, vec="inprocess", num_envs=self.hi - self.lo, threads=max(1, cfg.threads), init=""
+        )
         self.trainer = Trainer(env_name, local, env_config, opponent, seats, warm=False)
-        seed_slice(self.trainer.env, cfg.seed, lo)
-        if rank:  # the initial weights are every rank's alike (the same seed drew them); the actions are not
-            torch.manual_seed(cfg.seed + rank * RANK_SEED)
+        seed_slice(self.trainer.env, cfg.seed, self.lo)
+        if self.rank:  # the initial weights are every rank's alike (the same seed drew them); the actions are not
+            torch.manual_seed(cfg.seed + self.rank * RANK_SEED)
 
     def rendezvous(self) -> tuple[str, int]:
         """Rank 0's node address and a port free there, for the group's ``tcp://`` initialisation."""
