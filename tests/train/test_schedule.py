@@ -25,8 +25,6 @@ def test_bad_entries_say_what_is_valid():
         parse_anneal("reward_damage=high")
     with pytest.raises(ValueError, match="UNTIL must be in"):
         parse_anneal("foresight=0@0")
-    with pytest.raises(ValueError, match="needs --train.vec inprocess"):
-        parse_anneal("foresight=0", vec="multiprocess")
     env = sparring.make("duel", num_envs=1, seed=0)
     with pytest.raises(ValueError, match="valid: .*foresight"):
         EnvAnneal(env, parse_anneal("foresite=0"))

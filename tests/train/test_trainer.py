@@ -100,14 +100,11 @@ def test_env_threads_train_the_same_run_as_one_thread():
     assert runs[0] == runs[1]
 
 
-def test_env_threads_default_to_torch_threads_in_process_only():
+def test_env_threads_default_to_torch_threads():
     from sparring.train.trainer import env_threads_for
 
     assert env_threads_for(tiny(), 3) == 3
     assert env_threads_for(tiny(env_threads=2), 3) == 2
-    assert env_threads_for(tiny(vec="multiprocess"), 3) == 1
-    with pytest.raises(ValueError, match="env threads \\(2\\) step the inprocess backend only"):
-        Trainer("toy_match", tiny(vec="multiprocess", env_threads=2))
 
 
 def test_torch_threads_default_to_every_core_the_process_may_use(monkeypatch):

@@ -113,8 +113,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         metavar=("A", "B"),
         type=text("a setup KEY=VALUE,..."),
         help="interleaved throughput of two setups with a significance verdict; a setup is KEY=VALUE,... "
-        "of num_envs, vec (inprocess|multiprocess), workers and env keys, e.g. vec=inprocess "
-        "vec=multiprocess,workers=2 (uses --repeats turns of --seconds each)",
+        "of num_envs, threads (stepping the batch) and env keys, e.g. threads=1 threads=2 (uses --repeats turns "
+        "of --seconds each)",
     )
     p.set_defaults(fn=cmd_bench)
 

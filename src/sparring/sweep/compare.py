@@ -1,9 +1,8 @@
 """``sparring bench ENV --compare A B``: env-step throughput of two setups, interleaved, with a verdict.
 
-A setup is comma-separated ``KEY=VALUE`` pairs: ``num_envs`` (default 1024), ``vec``
-(inprocess or multiprocess), ``workers`` (slices of multiprocess, default 2) and the
-env's config keys, e.g. ``num_envs=256`` vs ``num_envs=4096``, or ``vec=inprocess`` vs
-``vec=multiprocess,workers=2``. Both are timed in turns (A B A B ...), so a slow drift of the
+A setup is comma-separated ``KEY=VALUE`` pairs: ``num_envs`` (default 1024), ``threads`` (threads stepping
+the batch, default 1) and the env's config keys, e.g. ``num_envs=256`` vs ``num_envs=4096``, or ``threads=1``
+vs ``threads=2``. Both are timed in turns (A B A B ...), so a slow drift of the
 machine hits both; the verdict tests B's rates against A's and gives B's median rate over A's.
 """
 
@@ -18,50 +17,40 @@ from sparring.kit import registry
 from sparring.kit.config import make_config
 from sparring.kit.progress import silent
 from sparring.sweep.stats import NO_DIFFERENCE, TESTS, bootstrap_ci, two_sample_p
-from sparring.train.backends import make_env
+from sparring.kit.batch import BatchedEnv
 
-SETUP_KEYS = ("num_envs", "vec", "workers")
+SETUP_KEYS = ("num_envs", "threads")
 
 
 @dataclasses.dataclass
 class Setup:
-    """A setup's batch size, backend, workers and env config."""
+    """A setup's batch size, threads and env config."""
 
     text: str
     num_envs: int = 1024
-    vec: str = "inprocess"
-    workers: int = 2
+    threads: int = 1
     config: dict = dataclasses.field(default_factory=dict)
 
 
 def parse_setup(text: str, env_cls) -> Setup:
-    """``num_envs=256,vec=multiprocess,size=15`` -> Setup, validated (env keys by the env's config)."""
+    """``num_envs=256,threads=2,size=15`` -> Setup, validated (env keys by the env's config)."""
     setup = Setup(text)
     for item in filter(None, (s.strip() for s in text.split(","))):
         key, eq, value = item.partition("=")
         if not eq or not key or not value:
             raise ValueError(
-                f"setup {text!r}: expected KEY=VALUE pairs separated by commas, e.g. num_envs=256,vec=multiprocess"
+                f"setup {text!r}: expected KEY=VALUE pairs separated by commas, e.g. num_envs=256,threads=2"
             )
-        if key in ("num_envs", "workers"):
+        if key in SETUP_KEYS:
             if not value.isdigit() or int(value) < 1:
                 raise ValueError(f"setup {text!r}: {key} must be a positive integer, got {value!r}")
             setattr(setup, key, int(value))
-        elif key == "vec":
-            if value not in ("inprocess", "multiprocess"):
-                raise ValueError(
-                    f"setup {text!r}: vec must be inprocess or multiprocess, got {value!r} (vec=ray is data-parallel "
-                    "training, timed by benchmarks/ray_vs_inprocess.py)"
-                )
-            setup.vec = value
         else:
             setup.config[key] = value
     try:
         make_config(env_cls, setup.config)
     except ValueError as exc:
         raise ValueError(f"setup {text!r}: {exc} (or one of {', '.join(SETUP_KEYS)})") from None
-    if setup.vec != "inprocess" and setup.workers > setup.num_envs:
-        raise ValueError(f"setup {text!r}: workers ({setup.workers}) must not exceed num_envs ({setup.num_envs})")
     return setup
 
 
@@ -69,7 +58,7 @@ class _Timer:
     """Steps one setup's env with fixed random actions; ``rate()`` times a block of about ``seconds``."""
 
     def __init__(self, env_cls, setup: Setup, seconds: float, seed: int = 0):
-        self.env = make_env(env_cls, setup.num_envs, seed, setup.vec, setup.workers, **setup.config)
+        self.env = BatchedEnv(env_cls, setup.num_envs, seed, num_threads=setup.threads, **setup.config)
         rng = np.random.default_rng(seed)
         sizes = self.env.heads.sizes
         self.actions = [rng.integers(0, sizes, (self.env.rows, len(sizes))).astype(np.int32) for _ in range(16)]
@@ -85,11 +74,6 @@ class _Timer:
         for k in range(self.block):
             self.env.step(self.actions[k % 16])
         return self.env.rows * self.block / (time.perf_counter() - start)
-
-    def close(self) -> None:
-        close = getattr(self.env, "close", None)
-        if close is not None:
-            close()
 
 
 def compare(
@@ -112,21 +96,15 @@ def compare(
     if repeats < 3 or seconds <= 0:
         raise ValueError(f"--repeats must be >= 3 and --seconds > 0 for a comparison, got {repeats}, {seconds}")
     setups = parse_setup(a, env_cls), parse_setup(b, env_cls)
-    timers = []
-    try:
-        progress.status("building both setups")
-        for setup in setups:
-            timers.append(_Timer(env_cls, setup, seconds))
-        rates = [[], []]
-        progress.status("timing A and B in turns")
-        progress.start(repeats, unit="turn")
-        for turn in range(repeats):
-            for k, timer in enumerate(timers):
-                rates[k].append(timer.rate())
-            progress.update(turn + 1, {"median_a": float(np.median(rates[0])), "median_b": float(np.median(rates[1]))})
-    finally:
-        for timer in timers:
-            timer.close()
+    progress.status("building both setups")
+    timers = [_Timer(env_cls, setup, seconds) for setup in setups]
+    rates = [[], []]
+    progress.status("timing A and B in turns")
+    progress.start(repeats, unit="turn")
+    for turn in range(repeats):
+        for k, timer in enumerate(timers):
+            rates[k].append(timer.rate())
+        progress.update(turn + 1, {"median_a": float(np.median(rates[0])), "median_b": float(np.median(rates[1]))})
     ra, rb = (np.asarray(r) for r in rates)
     ratio = float(np.median(rb) / np.median(ra))
     lo, hi = bootstrap_ci(rb / ra, statistic=np.median)  # per turn B/A, so a drift shared by both cancels

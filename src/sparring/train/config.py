@@ -47,17 +47,14 @@ class TrainConfig:
     )
     vec: str = choice(
         "inprocess",
-        ("inprocess", "multiprocess", "ray"),
-        "Where training runs: inprocess (one BatchedEnv and the learner in this process), multiprocess (worker "
-        "processes stepping slices of the batch into shared memory for this process's learner; pays off only for "
-        "slow env steps), or ray (data-parallel PPO: train.workers Ray workers, each with its slice of the envs "
-        "and its own policy copy, gradients all-reduced by torch.distributed; needs the [ray] extra).",
+        ("inprocess", "ray"),
+        "Where training runs: inprocess (one BatchedEnv and the learner in this process, env_threads stepping "
+        "it), or ray (data-parallel PPO: train.workers Ray workers, each with its slice of the envs and its own "
+        "policy copy, gradients all-reduced by torch.distributed; needs the [ray] extra).",
     )
     workers: int = knob(
         2,
-        "Slices of the multiprocess env backend (one steps in the trainer's process, the rest in worker "
-        "processes), or data-parallel workers of vec=ray (a count that divides num_envs; each asks Ray for "
-        "max(1, threads) CPUs).",
+        "Data-parallel workers of vec=ray (a count that divides num_envs; each asks Ray for max(1, threads) CPUs).",
         low=1,
     )
     ray_address: str = knob("", "Ray cluster address for vec=ray (empty: start a local Ray instance on 127.0.0.1).")
@@ -73,7 +70,7 @@ class TrainConfig:
     )
     env_threads: int = knob(
         0,
-        "Threads stepping the env batch (vec=inprocess; results are the same bytes for any count). 0: as many as "
+        "Threads stepping the env batch (results are the same bytes for any count). 0: as many as "
         "torch's threads, which is safe because a rollout alternates inference and env steps, never both at once.",
         low=0,
     )

@@ -27,6 +27,7 @@ import torch
 
 from sparring.kit import registry
 from sparring.kit.batch import BatchedEnv
+from sparring.kit.config import make_config
 from sparring.players.policy import policy_for
 from sparring.train.config import TrainConfig
 from sparring.train.opponents import make_opponent
@@ -34,7 +35,6 @@ from sparring.train.optim import make_optimizer
 from sparring.train.ray_cluster import init_ray
 from sparring.train.schedule import parse_anneal
 from sparring.train.teacher import load_init
-from sparring.train.vec_slices import SlicedEnv
 
 START_TIMEOUT_S = 120.0  # workers that cannot be placed (too few CPUs) would otherwise wait forever
 
@@ -68,12 +68,16 @@ def check_parallel(cfg: TrainConfig, opponent: str | None) -> None:
         )
 
 
-class WorkerEnvs(SlicedEnv):
-    """The run's env batch as a checkpoint sees it: the whole batch's config, layout and slices (the envs
-    themselves live in the workers)."""
+class WorkerEnvs:
+    """The run's env batch as a checkpoint sees it: the whole batch's config and layout, and the envs of each
+    worker's slice, ``bounds[r]:bounds[r + 1]`` (the envs themselves live in the workers)."""
 
-    def close(self) -> None:
-        """Nothing to close here (the workers hold the envs)."""
+    def __init__(self, env_cls: type, num_envs: int, workers: int, config: dict):
+        self.env_cls, self.config = env_cls, make_config(env_cls, config)
+        self.num_envs, self.num_agents = int(num_envs), int(env_cls.num_agents)
+        self.rows = self.num_envs * self.num_agents
+        self.obs_spec, self.heads = env_cls.obs_spec(self.config), env_cls.actions
+        self.bounds = np.arange(workers + 1, dtype=np.int64) * (self.num_envs // workers)
 
 
 class _Memory:
@@ -118,13 +122,13 @@ class ParallelTrainer:
         warm: bool = True,
     ):
         check_parallel(cfg, opponent)
-        parse_anneal(cfg.env_anneal, cfg.vec)  # a bad entry is one line before any worker starts
+        parse_anneal(cfg.env_anneal)  # a bad entry is one line before any worker starts
         self.env_name, self.cfg, self.opponent_name, self.seats = env_name, cfg, opponent, dict(seats or {})
         env_cls = registry.get(env_name)
         self.env_config, _ = make_opponent(env_cls, opponent, dict(env_config or {}), cfg, seats=self.seats)
         torch.manual_seed(cfg.seed)
         probe = BatchedEnv(env_cls, 1, cfg.seed, **self.env_config)
-        self.env = WorkerEnvs(env_cls, cfg.num_envs, cfg.seed, cfg.workers, self.env_config)
+        self.env = WorkerEnvs(env_cls, cfg.num_envs, cfg.workers, self.env_config)
         self.policy = policy_for(probe, cfg)  # the weights every worker starts from, and a checkpoint's copy
         if cfg.init and warm:
             load_init(self.policy, cfg.init, env_name, probe)

@@ -15,12 +15,21 @@ import dataclasses
 import numpy as np
 import torch
 
+from sparring.kit.batch import BatchedEnv
+from sparring.kit.rng import mix_seed
 from sparring.train.config import TrainConfig
 from sparring.train.distributed import DataParallel, free_port, init_group
 from sparring.train.trainer import Trainer
-from sparring.train.vec_slices import seed_slice
 
 RANK_SEED = 7919  # rank r > 0 samples actions from torch seed (seed + r * RANK_SEED); rank 0 from the run's seed
+
+
+def seed_slice(env: BatchedEnv, seed: int, first: int) -> None:
+    """Start fresh episodes with env ``j`` of this slice seeded from (seed, first + j), as in-process."""
+    env.seed = int(seed)
+    base = np.uint64(env.seed % 2**64)
+    env.records["rng"][:] = [mix_seed(base, np.uint64(first + j)) for j in range(env.num_envs)]
+    env.reset_envs(None)
 
 
 class Worker:

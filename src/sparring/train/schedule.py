@@ -5,17 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 
-def parse_anneal(text: str, vec: str = "inprocess") -> list[tuple[str, float, float]]:
+def parse_anneal(text: str) -> list[tuple[str, float, float]]:
     """``KNOB=START[@UNTIL],...`` -> [(knob, start value, fraction of the budget where it arrives)].
 
-    The in-process backend anneals, and so does ``ray`` (every data-parallel worker anneals its own envs at the
-    run's progress); the multi-process backend copies the config into its env workers, so it cannot.
+    With ``train.vec ray`` every data-parallel worker anneals its own envs at the run's progress.
     """
-    if text and vec == "multiprocess":
-        raise ValueError(
-            f"--train.env_anneal needs --train.vec inprocess or ray, got {vec!r} (--train.env_anneal '' turns "
-            "annealing off)"
-        )
     out = []
     for part in filter(None, (p.strip() for p in text.split(","))):
         knob, eq, rest = part.partition("=")

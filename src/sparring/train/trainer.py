@@ -10,7 +10,7 @@ import torch
 
 from sparring.kit import registry
 from sparring.players.policy import policy_for
-from sparring.train.backends import make_env
+from sparring.kit.batch import BatchedEnv
 from sparring.train.config import TrainConfig
 from sparring.train.curriculum import Curriculum
 from sparring.train.curriculum_replay import ReplayRestarts
@@ -54,16 +54,13 @@ def torch_threads_for(cfg: TrainConfig) -> int:
 
 
 def env_threads_for(cfg: TrainConfig, torch_threads: int) -> int:
-    """Threads for the env batch: ``cfg.env_threads``, or with 0 the torch thread count (1 unless vec=inprocess).
+    """Threads for the env batch: ``cfg.env_threads``, or with 0 the torch thread count.
 
     Torch and the env share the cores by taking turns: in a rollout, inference for step t runs,
     then the env steps, then inference for step t + 1; the update uses torch alone. So each may
-    use every core it is given without the two oversubscribing the machine. The other backends
-    split the batch over processes (train.workers) and step each slice on one thread.
+    use every core it is given without the two oversubscribing the machine.
     """
-    if cfg.env_threads:
-        return cfg.env_threads
-    return torch_threads if cfg.vec == "inprocess" else 1
+    return cfg.env_threads or torch_threads
 
 
 class Trainer:
@@ -95,6 +92,11 @@ class Trainer:
         seats: dict | None = None,
         warm: bool = True,
     ):
+        if cfg.vec != "inprocess":
+            raise ValueError(
+                f"train.vec {cfg.vec!r} trains with sparring.train.parallel.ParallelTrainer (sparring.train.run."
+                "make_trainer picks it); Trainer trains in-process"
+            )
         self.env_name, self.cfg = env_name, cfg
         check_teacher(cfg)
         torch.manual_seed(cfg.seed)
@@ -108,18 +110,11 @@ class Trainer:
             env_cls, opponent, dict(env_config or {}), cfg, seats=self.seats
         )
         self.env_config = env_config
-        anneal = parse_anneal(cfg.env_anneal, cfg.vec)  # checked before any worker starts
+        anneal = parse_anneal(cfg.env_anneal)
         starts = load_start_states(cfg.curriculum, env_cls, env_config) if cfg.curriculum else None  # checked too
         # keep_final: truncated episodes bootstrap from their final observation (see train.rollout)
-        self.env = make_env(
-            env_cls,
-            cfg.num_envs,
-            cfg.seed,
-            cfg.vec,
-            cfg.workers,
-            keep_final=True,
-            num_threads=self.env_threads,
-            **env_config,
+        self.env = BatchedEnv(
+            env_cls, cfg.num_envs, cfg.seed, keep_final=True, num_threads=self.env_threads, **env_config
         )
         self.policy = policy_for(self.env, cfg).to(self.device)
         self.policy.heads.to(self.device)
@@ -203,10 +198,7 @@ class Trainer:
             self.curriculum.score_rollout(self.rollout, self.cfg.gamma, self.cfg.gae_lambda)
 
     def close(self) -> None:
-        """Stop the env's worker processes or actors (multiprocess and ray backends; nothing to do in-process)."""
-        close = getattr(self.env, "close", None)
-        if close is not None:
-            close()
+        """Nothing to release in-process (a :class:`~sparring.train.parallel.ParallelTrainer` stops its workers)."""
 
     @property
     def batch_size(self) -> int:
