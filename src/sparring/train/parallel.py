@@ -135,7 +135,6 @@ class ParallelTrainer:
         self.optimizer = make_optimizer(self.policy, cfg.optimizer, cfg.lr)
         self.global_step, self.iteration, self.elapsed = 0, 0, 0.0
         self._workers, self._group = [], None
-        self.nodes: list[str] = []  # the Ray node of each worker
         init_ray(cfg.ray_address, cfg.workers)
         self._start()
         self._push(optimizer=False)
@@ -186,7 +185,6 @@ class ParallelTrainer:
         except BaseException:
             self.close()
             raise
-        self.nodes = [d["node"] for d in described]
         self.rollout = _Memory(sum(d["rows"] for d in described), described[0]["state"])
         self._rows = np.cumsum([0] + [d["rows"] for d in described])
 

@@ -72,7 +72,6 @@ class Worker:
         rollout = self.trainer.rollout
         return {
             "node": ray.get_runtime_context().get_node_id(),
-            "env_config": self.trainer.env_config,
             "rows": len(rollout.rows_np),
             "state": [tuple(s.shape) for s in rollout.state],
         }
