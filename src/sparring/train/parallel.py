@@ -35,6 +35,7 @@ from sparring.train.optim import make_optimizer
 from sparring.train.ray_cluster import init_ray
 from sparring.train.schedule import parse_anneal
 from sparring.train.teacher import load_init
+from sparring.train.trainer import Budget
 
 START_TIMEOUT_S = 120.0  # workers that cannot be placed (too few CPUs) would otherwise wait forever
 
@@ -107,7 +108,7 @@ def merge_metrics(parts: list[dict]) -> dict:
     return out
 
 
-class ParallelTrainer:
+class ParallelTrainer(Budget):
     """PPO on ``env_name`` over ``cfg.workers`` Ray workers (the arguments of :class:`~sparring.train.Trainer`)."""
 
     population = restarts = curriculum = teacher = opponent = None  # refused by check_parallel
@@ -224,19 +225,6 @@ class ParallelTrainer:
             }
         )
         return metrics
-
-    def progress(self) -> float:
-        """Fraction of the budget used (steps or minutes, whichever is further along); 0 without a budget."""
-        parts = []
-        if self.cfg.steps > 0:
-            parts.append(self.global_step / self.cfg.steps)
-        if self.cfg.minutes > 0:
-            parts.append(self.elapsed / (60.0 * self.cfg.minutes))
-        return min(1.0, max(parts)) if parts else 0.0
-
-    def finished(self) -> bool:
-        """Whether the budget is spent (never without a budget)."""
-        return (self.cfg.steps > 0 or self.cfg.minutes > 0) and self.progress() >= 1.0
 
     def train_state(self) -> dict:
         """The whole run's state for a checkpoint (rank 0's weights and optimizer are copied into ``policy`` and

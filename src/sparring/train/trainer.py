@@ -63,7 +63,24 @@ def env_threads_for(cfg: TrainConfig, torch_threads: int) -> int:
     return cfg.env_threads or torch_threads
 
 
-class Trainer:
+class Budget:
+    """How far a trainer is through its budget, from ``cfg`` (steps, minutes), ``global_step`` and ``elapsed``."""
+
+    def progress(self) -> float:
+        """Fraction of the budget used (steps or minutes, whichever is further along); 0 without a budget."""
+        parts = []
+        if self.cfg.steps > 0:
+            parts.append(self.global_step / self.cfg.steps)
+        if self.cfg.minutes > 0:
+            parts.append(self.elapsed / (60.0 * self.cfg.minutes))
+        return min(1.0, max(parts)) if parts else 0.0
+
+    def finished(self) -> bool:
+        """Whether the budget is spent (never without a budget)."""
+        return (self.cfg.steps > 0 or self.cfg.minutes > 0) and self.progress() >= 1.0
+
+
+class Trainer(Budget):
     """PPO on the env registered as ``env_name``.
 
     Args:
@@ -204,19 +221,6 @@ class Trainer:
     def batch_size(self) -> int:
         """Learner agent-steps per iteration."""
         return self.cfg.horizon * len(self.rollout.rows_np)
-
-    def progress(self) -> float:
-        """Fraction of the budget used (steps or minutes, whichever is further along); 0 without a budget."""
-        parts = []
-        if self.cfg.steps > 0:
-            parts.append(self.global_step / self.cfg.steps)
-        if self.cfg.minutes > 0:
-            parts.append(self.elapsed / (60.0 * self.cfg.minutes))
-        return min(1.0, max(parts)) if parts else 0.0
-
-    def finished(self) -> bool:
-        """Whether the budget is spent (never without a budget)."""
-        return (self.cfg.steps > 0 or self.cfg.minutes > 0) and self.progress() >= 1.0
 
     def iterate(self) -> dict:
         """One rollout and one PPO update; returns this iteration's metrics."""
