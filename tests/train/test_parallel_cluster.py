@@ -88,4 +88,5 @@ def test_without_restarts_a_lost_worker_stops_the_run_in_one_line_with_its_check
         )
     assert "\n" not in str(lost.value)
     run = str(lost.value).rsplit(" ", 1)[1]
-    assert read_resume_meta(run)["step"] == 1024  # killed as iteration 2 is shown, before its checkpoint
+    # killed as iteration 2 is shown; ray.kill acts asynchronously, so that iteration's checkpoint may still land
+    assert read_resume_meta(run)["step"] in (1024, 2048)
