@@ -136,7 +136,7 @@ class ParallelTrainer(Budget):
         self.optimizer = make_optimizer(self.policy, cfg.optimizer, cfg.lr)
         self.global_step, self.iteration, self.elapsed = 0, 0, 0.0
         self._workers, self._group = [], None
-        init_ray(cfg.ray_address, cfg.workers)
+        init_ray(cfg.ray_address, cfg.workers * max(1, cfg.threads))  # a local instance has a bundle for each
         self._start()
         self._push(optimizer=False)
 
