@@ -3,6 +3,8 @@
     python benchmarks/ray_vs_inprocess.py speed [--envs duel gauntlet] [--workers 2] [--turns 6] [--iterations 4]
     python benchmarks/ray_vs_inprocess.py learn [--env duel] [--seeds 5] [--first-seed 100] [--steps 3000000]
 
+Both take ``--set KEY=VALUE ...``: train settings for both arms on top of the env's defaults.
+
 ``speed``: for each env (its defaults, so duel anneals its shaping), one in-process trainer (torch and
 the env batch on every core) and one :class:`~sparring.train.parallel.ParallelTrainer` of ``--workers``
 workers (one core each) are built side by side, then run in interleaved turns of ``--iterations``
@@ -36,9 +38,9 @@ from sparring.train.trainer import Trainer
 BUDGET = 10**12  # the speed turns stop by count, not budget: a budget this far away keeps lr and anneals still
 
 
-def trainer(env: str, vec: str, workers: int, seed: int = 0, steps: int = BUDGET):
-    """A trainer of ``env``'s defaults, in-process on every core or data-parallel over ``workers``."""
-    overrides = {"seed": seed, "steps": steps}
+def trainer(env: str, vec: str, workers: int, seed: int = 0, steps: int = BUDGET, settings: dict | None = None):
+    """A trainer of ``env``'s defaults and ``settings``, in-process on every core or data-parallel over ``workers``."""
+    overrides = {**(settings or {}), "seed": seed, "steps": steps}
     if vec == "ray":
         overrides.update(vec="ray", workers=workers, threads=1)
     cfg = make_train_config(registry.get(env), overrides)
@@ -48,7 +50,7 @@ def trainer(env: str, vec: str, workers: int, seed: int = 0, steps: int = BUDGET
 def speed(args) -> None:
     """Interleaved throughput turns per env; prints the figures."""
     for env in args.envs:
-        arms = {"inprocess": trainer(env, "inprocess", args.workers), "ray": trainer(env, "ray", args.workers)}
+        arms = {vec: trainer(env, vec, args.workers, settings=args.set) for vec in ("inprocess", "ray")}
         rates, costs = {vec: [] for vec in arms}, {vec: [] for vec in arms}
         try:
             for _ in range(args.turns):
@@ -82,7 +84,7 @@ def learn(args) -> None:
     for seed in range(args.first_seed, args.first_seed + args.seeds):
         for vec in scores:
             start = time.perf_counter()
-            run = trainer(args.env, vec, args.workers, seed, args.steps)
+            run = trainer(args.env, vec, args.workers, seed, args.steps, args.set)
             try:
                 while not run.finished():
                     run.iterate()
@@ -116,8 +118,10 @@ def main() -> None:
     same.add_argument("--metric", default="win_rate")
     for p in (fast, same):
         p.add_argument("--workers", type=int, default=2)
+        p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="train settings for both arms")
         p.add_argument("--ray-address", default="", help="a Ray cluster (default: a local instance on 127.0.0.1)")
     args = parser.parse_args()
+    args.set = dict(item.split("=", 1) for item in args.set)
     init_ray(args.ray_address, args.workers)
     (speed if args.what == "speed" else learn)(args)
 
