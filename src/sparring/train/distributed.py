@@ -59,7 +59,7 @@ class DataParallel:
     """
 
     def __init__(self):
-        self.rank, self.world = dist.get_rank(), dist.get_world_size()
+        self.world = dist.get_world_size()
         # NCCL reduces tensors on this rank's GPU only (the update's loss sums live on the CPU)
         nccl = dist.get_backend() == "nccl"
         self.device = torch.device("cuda", torch.cuda.current_device()) if nccl else torch.device("cpu")
@@ -108,10 +108,6 @@ class DataParallel:
     def total(self, values: torch.Tensor) -> torch.Tensor:
         """The element-wise sum of ``values`` over the ranks (``values`` itself is left as it is)."""
         return self._all_reduce(values.clone())
-
-    def mean(self, values: torch.Tensor) -> torch.Tensor:
-        """The element-wise mean of ``values`` over the ranks."""
-        return self.total(values) / self.world
 
     def drain_comm_s(self) -> float:
         """Seconds spent in collectives since the last call."""
