@@ -75,8 +75,7 @@ class WorkerEnvs:
 
     def __init__(self, env_cls: type, num_envs: int, workers: int, config: dict):
         self.env_cls, self.config = env_cls, make_config(env_cls, config)
-        self.num_envs, self.num_agents = int(num_envs), int(env_cls.num_agents)
-        self.rows = self.num_envs * self.num_agents
+        self.num_envs = int(num_envs)
         self.obs_spec, self.heads = env_cls.obs_spec(self.config), env_cls.actions
         self.bounds = np.arange(workers + 1, dtype=np.int64) * (self.num_envs // workers)
 
