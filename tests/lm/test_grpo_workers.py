@@ -13,7 +13,8 @@ ray = pytest.importorskip("ray", reason="grpo --workers needs the [ray] extra")
 from sparring.cli import main  # noqa: E402
 from sparring.lm.grpo import GRPOConfig, _load, grpo  # noqa: E402
 from sparring.lm.grpo_worker import trainable_weights  # noqa: E402
-from sparring.lm.grpo_workers import PlayerPool, WorkerLost, shares, worker_seed  # noqa: E402
+from sparring.kit.remote import WorkerLost  # noqa: E402
+from sparring.lm.grpo_workers import PlayerPool, shares, worker_seed  # noqa: E402
 from sparring.lm.learners import learners_env  # noqa: E402
 from sparring.lm.lora import add_lora  # noqa: E402
 from sparring.train.ray_cluster import init_ray  # noqa: E402

@@ -150,7 +150,8 @@ def test_a_run_resumes_on_another_worker_count_and_in_process(tmp_path):
 def test_what_it_does_not_run_is_refused_in_one_line(tmp_path, overrides, opponent, message):
     with pytest.raises(ValueError, match=message) as caught:
         train("duel", {**SMALL, "steps": 1024, **overrides}, opponent=opponent, runs_dir=str(tmp_path))
-    assert "\n" not in str(caught.value) and "--train.vec inprocess" in str(caught.value) or "divides" in message
+    said = str(caught.value)
+    assert "\n" not in said and ("--train.vec inprocess" in said or "divides it" in said)
 
 
 def test_a_setting_a_worker_refuses_comes_back_as_its_own_one_line_error(tmp_path, capsys):
@@ -165,7 +166,7 @@ def test_a_setting_a_worker_refuses_comes_back_as_its_own_one_line_error(tmp_pat
 def test_the_cli_says_a_lost_worker_in_one_line(monkeypatch, capsys):
     import sparring.train.run
     from sparring.cli import main
-    from sparring.train.parallel import WorkerLost
+    from sparring.kit.remote import WorkerLost
 
     def lost(*args, **kwargs):
         raise WorkerLost("data-parallel worker 1 died: gone (after 3 restarts); sparring train --resume RUN")

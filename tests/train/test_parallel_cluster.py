@@ -12,7 +12,7 @@ from ray.cluster_utils import Cluster  # noqa: E402
 
 from sparring.kit.progress import Progress  # noqa: E402
 from sparring.train.checkpoint import read_resume_meta  # noqa: E402
-from sparring.train.parallel import WorkerLost  # noqa: E402
+from sparring.kit.remote import WorkerLost  # noqa: E402
 from sparring.train.ray_cluster import node_addresses, on_this_machine  # noqa: E402
 from sparring.train.run import train  # noqa: E402
 

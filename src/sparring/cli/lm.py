@@ -130,11 +130,9 @@ def _connect_workers(workers: int, address: str | None) -> None:
         if address:
             raise ValueError("--ray-address is for --workers K > 1; add --workers or drop it")
         return
-    from sparring.kit.net import CONNECT_SECONDS, check_reachable
-    from sparring.train.ray_cluster import init_ray
+    from sparring.train.ray_cluster import check_ray_address, init_ray
 
-    if address and address != "auto":  # "auto": the Ray already running on this machine, found by Ray itself
-        check_reachable(address, "Ray cluster (--ray-address)", CONNECT_SECONDS, default_port=6379)
+    check_ray_address(address or "")
     init_ray(address or "", workers)
 
 

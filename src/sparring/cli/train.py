@@ -174,7 +174,7 @@ def cmd_ablate(args, extra) -> int:
 
 def _check_ray(address: str) -> None:
     """No Ray cluster at ``address``: one line within the connect deadline (Ray would wait for ever)."""
-    from sparring.sweep.ray_tune import check_ray_address
+    from sparring.train.ray_cluster import check_ray_address
 
     check_ray_address(address)
 

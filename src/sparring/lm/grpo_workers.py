@@ -37,16 +37,11 @@ import uuid
 
 import numpy as np
 
+from sparring.kit.remote import gather
 from sparring.lm.grpo_worker import trainable_weights
 from sparring.lm.learners import LearnersRollout
 
 START_TIMEOUT_S = 300.0  # workers that cannot be placed (too few CPUs free) would otherwise wait for ever
-
-
-class WorkerLost(RuntimeError):
-    """A play worker died (its process or node is gone)."""
-
-    one_line = True  # the CLI says it in one line
 
 
 def check_workers(cfg) -> None:
@@ -111,14 +106,13 @@ class PlayerPool:
 
     ``cfg`` is the run's :class:`~sparring.lm.grpo.GRPOConfig` (``workers``, ``lora``, ``dtype``,
     ``chat_template``, ``threads``: each worker's torch threads and Ray CPUs, 1 when unset, and the play knobs);
-    ``prompt`` the run's."""
+    ``prompt`` the run's; :func:`check_workers` has passed (:func:`~sparring.lm.grpo.grpo` checks it first)."""
 
     def __init__(self, base: str, characters: list[int], env: str, env_config: dict, cfg, prompt: str):
         import ray
 
         from sparring.lm.grpo_worker import PlayWorker
 
-        check_workers(cfg)
         self.cfg, threads, tag = cfg, cfg.threads or 1, uuid.uuid4().hex[:8]
         actor = ray.remote(PlayWorker)
         self.workers = [
@@ -128,8 +122,8 @@ class PlayerPool:
             for w in range(cfg.workers)
         ]
         self.bounds = shares(cfg.groups, cfg.group, cfg.workers)
-        try:
-            self.nodes = self._get([w.node.remote() for w in self.workers], START_TIMEOUT_S)
+        try:  # each answers once its models are loaded
+            self._get([w.node.remote() for w in self.workers], START_TIMEOUT_S)
         except BaseException:
             self.close()
             raise
@@ -141,26 +135,8 @@ class PlayerPool:
         self.close()
 
     def _get(self, refs: list, timeout: float | None = None) -> list:
-        """The results of ``refs``, failing as soon as one fails: a dead worker is :class:`WorkerLost`, a worker's
-        own error is raised as itself; none within ``timeout`` seconds (starting) is a RuntimeError."""
-        import ray
-
-        pending, index = list(refs), {ref: i for i, ref in enumerate(refs)}
-        results = [None] * len(refs)
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1, timeout=timeout)
-            if not ready:
-                raise RuntimeError(
-                    f"{len(pending)} of {len(refs)} grpo play workers did not start within {timeout:g} s; the Ray "
-                    f"cluster has {ray.available_resources()} free: use fewer --workers (or --threads)"
-                )
-            try:
-                results[index[ready[0]]] = ray.get(ready[0])
-            except ray.exceptions.RayActorError as exc:
-                raise WorkerLost(f"grpo play worker {index[ready[0]]} died: {str(exc).splitlines()[0]}") from None
-            except ray.exceptions.RayTaskError as exc:
-                raise exc.as_instanceof_cause() from None
-        return results
+        """The workers' results (:func:`sparring.kit.remote.gather`: a dead worker is :class:`WorkerLost`)."""
+        return gather(refs, "grpo play worker", timeout)
 
     def broadcast(self, policies: list) -> None:
         """Send every worker the trainable weights of each learner's policy (one copy in Ray's object store)."""

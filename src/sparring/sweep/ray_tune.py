@@ -16,11 +16,10 @@ import os
 import optuna
 
 from sparring.kit.atomic import atomic_file
-from sparring.kit.net import CONNECT_SECONDS, check_reachable
 from sparring.sweep.objective import train_and_score
 from sparring.sweep.settings import SweepSettings
 from sparring.sweep.space import suggest
-from sparring.train.ray_cluster import init_ray
+from sparring.train.ray_cluster import check_ray_address, init_ray
 
 METRIC = "score"
 
@@ -52,13 +51,6 @@ def _trainable(settings: SweepSettings):
         )
 
     return trainable
-
-
-def check_ray_address(address: str, seconds: float = CONNECT_SECONDS) -> None:
-    """Fail within ``seconds`` (one line, naming the address) when no Ray cluster accepts connections at
-    ``address`` ("" or "auto": a local Ray, not checked); Ray itself would wait for ever."""
-    if address and address != "auto":
-        check_reachable(address, "Ray cluster (--ray-address)", seconds, default_port=6379)
 
 
 def run_ray(settings: SweepSettings, address: str = "") -> optuna.Study:

@@ -13,8 +13,8 @@ each minibatch the union of the workers' equal shards (see :func:`~sparring.trai
 It has the interface the run loop and checkpoints use (``iterate``, ``train_state``,
 ``load_train_state``, ``policy``, ``optimizer``, ``env``, ...): a checkpoint holds the whole batch's
 env records and memory in in-process order, so a run resumes on any worker count that divides
-``num_envs``. A worker that dies raises :class:`WorkerLost`; :meth:`restart` starts the group anew,
-and the run loop then loads its last checkpoint (:func:`sparring.train.run.train`).
+``num_envs``. A worker that dies raises :class:`~sparring.kit.remote.WorkerLost`; :meth:`restart` starts the
+group anew, and the run loop then loads its last checkpoint (:func:`sparring.train.run.train`).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import torch
 from sparring.kit import registry
 from sparring.kit.batch import BatchedEnv
 from sparring.kit.config import make_config
+from sparring.kit.remote import gather
 from sparring.players.policy import policy_for
 from sparring.train.config import TrainConfig
 from sparring.train.opponents import make_opponent
@@ -38,12 +39,6 @@ from sparring.train.teacher import load_init
 from sparring.train.trainer import Budget
 
 START_TIMEOUT_S = 120.0  # workers that cannot be placed (too few CPUs) would otherwise wait forever
-
-
-class WorkerLost(RuntimeError):
-    """A worker of a data-parallel run died (its process or node is gone)."""
-
-    one_line = True  # the CLI says it in one line: it names what happened and what to do
 
 
 def check_parallel(cfg: TrainConfig, opponent: str | None) -> None:
@@ -189,21 +184,8 @@ class ParallelTrainer(Budget):
         self._rows = np.cumsum([0] + [d["rows"] for d in described])
 
     def _get(self, refs: list) -> list:
-        """The results of ``refs``, failing as soon as any fails: a dead worker is :class:`WorkerLost` (the
-        others may be waiting for it in a collective), a worker's own error is raised as itself."""
-        import ray
-
-        pending, index = list(refs), {ref: i for i, ref in enumerate(refs)}
-        results = [None] * len(refs)
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
-            try:
-                results[index[ready[0]]] = ray.get(ready[0])
-            except ray.exceptions.RayActorError as exc:
-                raise WorkerLost(f"data-parallel worker {index[ready[0]]} died: {str(exc).splitlines()[0]}") from None
-            except ray.exceptions.RayTaskError as exc:  # the worker's own error (a ValueError naming a setting)
-                raise (exc.cause if isinstance(exc.cause, Exception) else exc) from None
-        return results
+        """The workers' results (:func:`sparring.kit.remote.gather`: a dead worker is :class:`WorkerLost`)."""
+        return gather(refs, "data-parallel worker")
 
     def iterate(self) -> dict:
         """One iteration on every worker (rollout, GAE and the shared update); returns its metrics."""

@@ -13,6 +13,8 @@ from __future__ import annotations
 import logging
 import os
 
+from sparring.kit.net import CONNECT_SECONDS, check_reachable
+
 SINGLE_MACHINE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"  # Ray's switch: "0" keeps a local instance on 127.0.0.1
 
 
@@ -36,6 +38,13 @@ def init_ray(address: str = "", min_cpus: int = 1) -> None:
             logging_level=logging.WARNING,
             _node_ip_address="127.0.0.1",
         )
+
+
+def check_ray_address(address: str, seconds: float = CONNECT_SECONDS) -> None:
+    """Fail within ``seconds`` (one line, naming the address) when no Ray cluster accepts connections at
+    ``address`` ("" or "auto": a local Ray, not checked); Ray itself would wait for ever."""
+    if address and address != "auto":
+        check_reachable(address, "Ray cluster (--ray-address)", seconds, default_port=6379)
 
 
 def on_this_machine() -> None:

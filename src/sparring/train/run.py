@@ -19,7 +19,8 @@ from sparring.train.dashboard import show
 from sparring.train.footprint import check_training_memory
 from sparring.train.imitate import check_imitation, imitate
 from sparring.train.metrics import MetricsLog, metric_columns
-from sparring.train.parallel import ParallelTrainer, WorkerLost
+from sparring.kit.remote import WorkerLost
+from sparring.train.parallel import ParallelTrainer
 from sparring.train.plots import plot_run
 from sparring.train.trainer import Trainer
 
