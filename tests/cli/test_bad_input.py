@@ -150,9 +150,22 @@ def test_sweep_with_no_ray_cluster_at_the_address_fails_within_its_deadline(tmp_
 def test_a_ray_address_that_drops_connections_fails_within_the_stated_time():
     from sparring.sweep.ray_tune import check_ray_address
 
-    start = time.monotonic()
-    with pytest.raises(ValueError, match=r"no Ray cluster \(--ray-address\) answers at 192.0.2.1:6379"):
-        check_ray_address("192.0.2.1", seconds=0.5)  # TEST-NET-1: nothing answers (or the route is refused)
+    # a listener on loopback whose backlog is full: the kernel drops further connection attempts unanswered
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        port = listener.getsockname()[1]
+        pending = [socket.socket() for _ in range(4)]
+        for sock in pending:
+            sock.setblocking(False)
+            sock.connect_ex(("127.0.0.1", port))
+        start = time.monotonic()
+        try:
+            with pytest.raises(ValueError, match=rf"answers at 127.0.0.1:{port} \(timed out after 0.5 s"):
+                check_ray_address(f"127.0.0.1:{port}", seconds=0.5)
+        finally:
+            for sock in pending:
+                sock.close()
     assert time.monotonic() - start < 3
 
 

@@ -164,6 +164,24 @@ def test_play_record_is_an_output_folder(tmp_path, capsys):
     one_line(capsys, "argument --record:")
 
 
+def test_play_record_into_a_folder_that_is_not_empty_needs_force(tmp_path, capsys):
+    folder = tmp_path / "keep"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("keep me")
+    base = ["play", "duel", "--brain", "random", "--episodes", "1", "--num-envs", "1", "--record", str(folder)]
+    assert main(base) == 2
+    one_line(capsys, "--record", "is a folder that is not empty; give --force")
+    assert os.listdir(folder) == ["notes.txt"]
+    assert main([*base, "--force"]) == 0
+    capsys.readouterr()
+    assert sorted(os.listdir(folder)) == ["duel.parquet", "notes.txt"]
+    assert (folder / "notes.txt").read_text() == "keep me"
+    before = (folder / "duel.parquet").read_bytes()
+    assert main([*base, "--force"]) == 2  # --force writes beside what is there, never over a recording
+    one_line(capsys, "duel.parquet exists")
+    assert (folder / "duel.parquet").read_bytes() == before
+
+
 def test_judge_out_needs_force_and_emergence_is_a_folder(tmp_path, capsys):
     report = tmp_path / "report.json"
     report.write_text("keep me")

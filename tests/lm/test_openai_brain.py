@@ -214,8 +214,10 @@ def test_server_down_is_retried_then_counted():
 
 
 def test_bad_settings_are_refused_by_name():
-    with pytest.raises(ValueError, match="base_url must start with http"):
+    with pytest.raises(ValueError, match="base_url 'localhost:8000' is not an http"):
         OpenAIBrain("localhost:8000", "m", _keep({}), SAFE)
+    with pytest.raises(ValueError, match="IPv6 host needs both brackets"):
+        OpenAIBrain("http://[::1:8000/v1", "m", _keep({}), SAFE)
     with pytest.raises(ValueError, match="concurrency >= 1"):
         OpenAIBrain("http://x/v1", "m", _keep({}), SAFE, concurrency=0)
     with pytest.raises(TypeError, match="parse must be callable"):

@@ -235,8 +235,13 @@ def add_brain_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--record",
         metavar="DIR",
-        type=values.output_folder("folder for the recording", exists_ok=True),
-        help="with --brain: record the episodes to DIR/ENV.parquet (a new file)",
+        type=values.output_folder("folder for the recording"),
+        help="with --brain: record the episodes to DIR/ENV.parquet (a new file) in a new or empty folder",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="with --record: write into a folder that is not empty (an existing DIR/ENV.parquet is never replaced)",
     )
 
 

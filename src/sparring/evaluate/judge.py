@@ -48,7 +48,8 @@ def judge(
             try:
                 check_brain(spec, env_cls)
             except ValueError as exc:
-                raise ValueError(f"{flag} {spec!r}: {exc}") from None
+                why = str(exc).removeprefix(f"brain {spec!r}").removeprefix(":").strip()
+                raise ValueError(f"{flag} {spec!r}: {why}") from None
             if spec.startswith("checkpoint:"):
                 _check_checkpoint(flag, spec, env_cls)
         twice = sorted({s for s in specs if specs.count(s) > 1})

@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import tenacity
 
+from sparring.kit.net import check_http_url
 from sparring.lm.brains import TextFn
 from sparring.lm.prompts import DEFAULT_SYSTEM
 from sparring.lm.text_brain import ParseFn, TextBrain
@@ -63,8 +64,7 @@ class OpenAIBrain(TextBrain):
         unreachable_s: float = 30.0,
     ):
         super().__init__(parse, safe_action, system, text)
-        if not base_url.startswith(("http://", "https://")):
-            raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
+        check_http_url(base_url, "base_url")
         finite = all(math.isfinite(v) for v in (timeout, backoff, temperature, connect_timeout, unreachable_s))
         if (
             not finite

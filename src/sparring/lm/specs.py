@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 
 import numpy as np
 
 from sparring.kit.batch import BatchedEnv
+from sparring.kit.net import check_http_url
 from sparring.kit.text import require_face
 from sparring.lm.brains import Observations
 from sparring.lm.prompts import PROMPTS
@@ -162,11 +164,12 @@ def check_brain(spec: str, env_cls) -> str:
         return spec
     if kind == "openai":
         url, _, model = rest.rpartition(":")
+        how = "openai needs openai:URL:MODEL, e.g. openai:http://127.0.0.1:8000/v1:mymodel"
         if not (url.startswith(("http://", "https://")) and model):
-            raise ValueError(
-                f"brain {spec!r}: openai needs openai:URL:MODEL with an http(s) URL, e.g. "
-                "openai:http://127.0.0.1:8000/v1:mymodel"
-            )
+            raise ValueError(f"brain {spec!r}: {how} (an http(s) URL, then the model's name)")
+        if re.fullmatch(r"\d+(/.*)?", model) and url.count(":") == 1:  # openai:http://HOST:PORT/v1 without a model
+            raise ValueError(f"brain {spec!r} names no model after the URL's port; {how}")
+        check_http_url(url, f"brain {spec!r}: URL")
         require_face(env_cls)
         return spec
     if spec == "scripted" and env_cls.best_scripted:
