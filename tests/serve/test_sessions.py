@@ -1,9 +1,12 @@
 """Concurrent sessions are isolated: 64 at once each play what the same seed plays alone; the cap is enforced."""
 
 import asyncio
+import json
+import time
 
 import pytest
 from openenv.core.generic_client import GenericEnvClient
+from websockets.sync.client import connect
 
 from sparring.serve.app import OpenEnvLimits, ServerThread, make_app
 
@@ -47,3 +50,14 @@ def test_sessions_beyond_the_cap_are_refused_and_the_server_goes_on():
                     third.reset(seed=1)
         with GenericEnvClient(base_url=server.url).sync() as fourth:  # the slots came back
             assert fourth.reset(seed=1).observation["tick"] == 0
+
+
+def test_a_websocket_session_outlives_the_request_deadline():
+    """The deadline bounds an HTTP request's arrival, not the life of the WebSocket it upgraded to."""
+    with ServerThread(make_app("duel", {}, OpenEnvLimits(request_timeout=0.5))) as server:
+        with connect(server.url.replace("http", "ws") + "/ws") as ws:
+            ws.send(json.dumps({"type": "reset", "data": {"seed": 1}}))
+            assert json.loads(ws.recv(timeout=10))["type"] == "observation"
+            time.sleep(1.5)
+            ws.send(json.dumps({"type": "step", "data": {"line": 0}}))
+            assert json.loads(ws.recv(timeout=10))["data"]["observation"]["tick"] == 1

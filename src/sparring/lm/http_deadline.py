@@ -68,8 +68,9 @@ def deadline_protocol(seconds: float) -> type[H11Protocol]:
             super().connection_lost(exc)
 
         def _watch(self) -> None:
-            """Armed while a request is partly received; off once it is whole (or nothing of the next has come)."""
-            if self.transport.is_closing():
+            """Armed while a request is partly received; off once it is whole (or nothing of the next has come), and
+            for good once the connection is upgraded to a WebSocket (another protocol owns the transport)."""
+            if self.transport.is_closing() or self.transport.get_protocol() is not self:
                 return self._disarm()
             state = self.conn.their_state
             if state is h11.SEND_BODY or (state is h11.IDLE and self.conn.trailing_data[0]):
