@@ -326,6 +326,11 @@ def test_a_damaged_segment_of_an_unclosed_recording_is_named(work, capsys):
         fails_cleanly(capsys, argv, "part-000000.parquet", work / "out")
 
 
+def _progress_edit(change: dict):
+    """An archive.json edit: its explore progress (``extra``) updated with ``change``."""
+    return lambda meta: {**meta, "extra": {**meta["extra"], **change}}
+
+
 NPZ = "archive.npz"
 ARCHIVE_READERS = ("explore", "archive-start")
 ARCHIVE_CASES = [
@@ -334,6 +339,29 @@ ARCHIVE_CASES = [
     ("json-not-json", rewrite_bytes("archive.json", lambda d: b"{cells"), "archive.json", ARCHIVE_READERS),
     ("json-a-list", edit_json("archive.json", lambda m: [m]), "archive.json", ARCHIVE_READERS),
     ("json-empty", rewrite_bytes("archive.json", lambda d: b""), "archive.json", ARCHIVE_READERS),
+    *[
+        (f"json-{name}", edit_json("archive.json", _progress_edit(edit)), "archive.json", ARCHIVE_READERS)
+        for name, edit in [
+            ("steps-negative", {"steps": -1}),
+            ("steps-nan", {"steps": float("nan")}),
+            ("steps-more", {"steps": 10**9}),
+            ("goal-a-string", {"goal": "x"}),
+        ]
+    ],  # fmt: skip
+    (
+        "json-cells-changed",
+        edit_json("archive.json", lambda m: {**m, "cells": m["cells"] + 1}),
+        "archive.json",
+        ARCHIVE_READERS,
+    ),  # fmt: skip
+    ("npz-meta-steps-negative", rewrite_archive(meta=set_key("extra", {"steps": -1})), NPZ, ("explore",)),
+    ("npz-meta-steps-true", rewrite_archive(meta=set_key("extra", {"steps": True})), NPZ, ("explore",)),
+    (
+        "npz-meta-goal-nan",
+        rewrite_archive(meta=set_key("extra", {"steps": 1, "goal": float("nan")})),
+        NPZ,
+        ("explore",),
+    ),  # fmt: skip
     (
         "npz-arrays-changed",
         rewrite_archive(change("visits", lambda a: a + 1), keep_checksum=True),
@@ -369,6 +397,11 @@ def test_the_good_files_pass_every_command(work, capsys):
     for name, argv in commands(work, [*CHECKPOINT_READERS, "replay", "fork", "explore"]).items():
         assert main(argv) == 0, (name, capsys.readouterr().err)
         shutil.rmtree(work / "out", ignore_errors=True)
+
+
+def test_an_archive_whose_json_copy_a_save_did_not_rewrite_still_loads(work, capsys):
+    edit_json("archive.json", lambda m: {**m, "checksum": "sha256:" + "0" * 64, "cells": 1})(str(work / "arch"))
+    assert main(commands(work, ["explore"])["explore"]) == 0, capsys.readouterr().err
 
 
 def test_an_archive_without_its_json_copy_still_loads(work, capsys):

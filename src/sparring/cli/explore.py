@@ -71,7 +71,8 @@ def _progress(saved: dict, folder: str | None) -> tuple[int, int | None]:
     from sparring.kit.files import DamagedFile
 
     done, goal = saved.get("steps", 0), saved.get("goal")
-    if not isinstance(done, int) or not (goal is None or isinstance(goal, int)) or done < 0:
+    whole = [isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (done, 0 if goal is None else goal)]
+    if not all(whole):
         raise DamagedFile(
             os.path.join(folder or "", "archive.npz"),
             f"its explore progress is steps={done!r}, goal={goal!r}; whole numbers >= 0 expected",

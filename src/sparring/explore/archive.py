@@ -254,6 +254,8 @@ def read_archive(folder: str) -> tuple[dict, dict, str]:
         raise DamagedFile(json_path, "is missing, and archive.npz (of format 1) has no metadata of its own", REMEDY)
     if not isinstance(meta, dict):
         raise DamagedFile(where, "its metadata is not a JSON object", REMEDY)
+    if where == npz and described is not None:
+        _check_copy(described, meta, json_path)
     check_keys(meta, _META_KEYS, where, "archive's metadata", REMEDY)
     if meta["format"] not in (1, FORMAT):
         raise DamagedFile(
@@ -264,6 +266,24 @@ def read_archive(folder: str) -> tuple[dict, dict, str]:
         if arrays_checksum(arrays) != meta["checksum"]:
             raise DamagedFile(npz, "its arrays do not match the checksum saved with them: the file is damaged", REMEDY)
     return meta, arrays, where
+
+
+def _check_copy(described, meta: dict, json_path: str) -> None:
+    """archive.json is written as a copy of archive.npz's metadata: one that differs while naming the same arrays
+    (the same checksum) was edited or damaged. One of other arrays is a copy a save did not get to rewrite."""
+    if not isinstance(described, dict):
+        raise DamagedFile(json_path, "is not a JSON object (a copy of archive.npz's metadata)", REMEDY)
+    if described.get("checksum") != meta.get("checksum"):
+        return  # a save interrupted between its two files: the npz is the newer and whole
+    differs = [key for key in sorted(set(described) | set(meta)) if described.get(key) != meta.get(key)]
+    if differs:
+        key = differs[0]
+        raise DamagedFile(
+            json_path,
+            f"says {key}={described.get(key)!r} where archive.npz's own metadata says {meta.get(key)!r}: the copy "
+            "was edited or is damaged (delete archive.json to load archive.npz as it is)",
+            REMEDY,
+        )
 
 
 def _check_arrays(arrays: dict, meta: dict, archive: Archive, where: str) -> None:
