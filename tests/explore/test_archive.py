@@ -10,6 +10,7 @@ import sparring
 from sparring.envs.serpent.env import Serpent
 from sparring.explore.archive import Archive
 from sparring.explore.cells import decode
+from sparring.kit.files import DamagedFile
 
 
 def serpent_records(n=4):
@@ -95,8 +96,12 @@ def test_save_load_round_trip_and_clear_errors(tmp_path):
     with pytest.raises(ValueError, match="built for env 'serpent', not 'duel'"):
         Archive.load(str(tmp_path), sparring.kit.registry.get("duel"))
     meta = json.load(open(tmp_path / "archive.json"))
-    json.dump({**meta, "cells": 3}, open(tmp_path / "archive.json", "w"))  # as a save killed between the files
+    stale = {**meta, "cells": 3, "checksum": "sha256:" + "0" * 64}  # an older save's copy: other arrays
+    json.dump(stale, open(tmp_path / "archive.json", "w"))  # as a save killed between the files
     assert Archive.load(str(tmp_path), Serpent)[0].index == archive.index  # the npz holds its own metadata
+    json.dump({**meta, "cells": 3}, open(tmp_path / "archive.json", "w"))  # the same arrays, another count: edited
+    with pytest.raises(DamagedFile, match="archive.json: says cells=3 where archive.npz's own metadata says"):
+        Archive.load(str(tmp_path), Serpent)
     with pytest.raises(ValueError, match="no archive in"):
         Archive.load(str(tmp_path / "nowhere"), Serpent)
 
