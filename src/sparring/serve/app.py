@@ -6,13 +6,14 @@ messages; what :class:`~sparring.serve.client.SparringEnvClient` and OpenEnv's o
 ``/health``, ``/metadata``. This module adds what a public server needs around them:
 bad input answered 4xx with one line (``{"detail": "..."}``), never 5xx; request bodies
 and WebSocket messages bounded; each HTTP request given a deadline to arrive whole (slow
-clients get 408); sessions bounded in number and reaped when idle.
+clients get 408); sessions bounded in number and reaped when idle; the env of a plain HTTP
+request built ``stateless`` (its ``/reset`` names a snapshot to step from).
 """
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
-import functools
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
@@ -53,7 +54,10 @@ def make_app(
     """OpenEnv's FastAPI app serving ``env`` (its ``--env.KEY`` values in ``config``), one env per session."""
     config = check_env(env, config or {})
     store = store or SnapshotStore(limits.max_snapshots, limits.max_snapshot_bytes)
-    factory = functools.partial(SparringEnvironment, env=env, config=config, store=store)
+
+    def factory() -> SparringEnvironment:  # OpenEnv calls it per WebSocket session and per plain HTTP request
+        return SparringEnvironment(env, config, store, stateless=_PLAIN_HTTP.get())
+
     app = create_app(
         factory,
         SparringAction,
@@ -71,7 +75,28 @@ def make_app(
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(HTTPException, _http_error)
     app.add_middleware(BodyLimit, limit=limits.max_request_bytes)
+    app.add_middleware(PlainHttp)
     return app
+
+
+_PLAIN_HTTP = contextvars.ContextVar("sparring_plain_http", default=False)
+
+
+class PlainHttp:
+    """ASGI middleware: marks the handling of a plain HTTP request (not a WebSocket session), so the env OpenEnv
+    builds for it is ``stateless``."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        token = _PLAIN_HTTP.set(True)
+        try:
+            return await self.app(scope, receive, send)
+        finally:
+            _PLAIN_HTTP.reset(token)
 
 
 def _one_line(errors) -> str:

@@ -12,8 +12,10 @@ Exact restored groups: ``state().snapshot`` stores the session's exact state (di
 included) in the server's :class:`~sparring.serve.snapshots.SnapshotStore` and names it;
 ``reset(snapshot=ID)`` in any session restores it, checked by the kit's trust checks, so
 members of a group started from one id differ only by what they choose. Over plain HTTP
-(where OpenEnv makes every request its own env) ``/step`` takes ``snapshot`` beside the
-action and its observation names the new state's snapshot.
+(where OpenEnv makes every request its own env, built ``stateless``) the observation of
+``/reset`` names its state's snapshot, and ``/step`` takes ``snapshot`` beside the action
+and its observation names the new state's: a client with no session plays an episode by
+passing each answer's id to the next step.
 
 An action is exactly one of ``line`` (an index into the legal lines), ``text`` (a free
 answer, read by the face's ``parse``), ``action`` (one value per head, checked against
@@ -80,7 +82,7 @@ class SparringObservation(Observation):
     tick: int = Field(default=0, description="ticks played in this episode")
     acting: bool = Field(default=True, description="whether the seat decides now (False once done)")
     parsed: str = Field(default="", description="how the last action was read: line, exact, id, contained, ...")
-    snapshot: Optional[str] = Field(default=None, description="over stateless HTTP /step: the new state's id")
+    snapshot: Optional[str] = Field(default=None, description="over plain HTTP /reset and /step: the state's id")
 
 
 class SparringState(State):
@@ -98,12 +100,14 @@ class SparringState(State):
 
 class SparringEnvironment(Environment[SparringAction, SparringObservation, SparringState]):
     """One session's env (see the module docstring); ``env`` a registered name, ``config`` its ``--env.KEY``
-    values, ``store`` the server's snapshots."""
+    values, ``store`` the server's snapshots; ``stateless`` for the env of one plain HTTP request (its reset's
+    observation names a snapshot, as its step's does)."""
 
     SUPPORTS_CONCURRENT_SESSIONS = True  # each instance owns its env; the shared store is locked
 
-    def __init__(self, env: str, config: dict, store: SnapshotStore):
+    def __init__(self, env: str, config: dict, store: SnapshotStore, stateless: bool = False):
         super().__init__()
+        self.stateless = bool(stateless)
         self.env_name = env
         self.env_cls = registry.get(env)
         self.face = require_face(self.env_cls)
@@ -134,7 +138,10 @@ class SparringEnvironment(Environment[SparringAction, SparringObservation, Sparr
         self._rewards[:] = 0.0
         self._snap_id = None
         self._play_through()
-        return self._observe(0.0, "reset")
+        out = self._observe(0.0, "reset")
+        if self.stateless:
+            out.snapshot = self._save()
+        return out
 
     def step(
         self, action: SparringAction, timeout_s: Optional[float] = None, snapshot: Optional[str] = None, **kwargs: Any
@@ -148,7 +155,9 @@ class SparringEnvironment(Environment[SparringAction, SparringObservation, Sparr
             self._episode, self._snap_id = str(uuid.uuid4()), None
         if self._batch is None:
             raise RequestError(
-                409, "no episode yet: reset first (over plain HTTP each request is a new env: pass snapshot=ID)"
+                409,
+                "no episode yet: reset first (over plain HTTP each request is a new env: pass the last answer's "
+                "observation.snapshot as snapshot)",
             )
         if self._done:
             raise RequestError(409, "the episode is over (done); reset to start another")
