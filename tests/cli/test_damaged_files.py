@@ -407,3 +407,54 @@ def test_an_archive_whose_json_copy_a_save_did_not_rewrite_still_loads(work, cap
 def test_an_archive_without_its_json_copy_still_loads(work, capsys):
     os.remove(work / "arch" / "archive.json")  # a first save killed between its two files
     assert main(commands(work, ["explore"])["explore"]) == 0, capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def good_model(tmp_path_factory):
+    """A tiny untrained model folder (tests/lm/conftest.py's size)."""
+    from sparring.lm.model import build_small_model
+    from tests.lm.conftest import LINES, TINY
+
+    return build_small_model(LINES, str(tmp_path_factory.mktemp("model") / "tiny"), TINY, vocab_size=300)
+
+
+def _config(key, value):
+    return edit_json("config.json", set_key(key, value))
+
+
+MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json", "chat_template.jinja")
+MODEL_CASES = [
+    *[(f"{name}-{how}", rewrite_bytes(name, BYTES[how]), name) for name in MODEL_FILES[:3] for how in STRUCTURAL],
+    *[(f"{name}-removed", remove(name), name) for name in MODEL_FILES[1:3]],
+    ("config-vocab-2**40", _config("vocab_size", 2**40), "config.json and the weights disagree"),
+    ("config-vocab-fewer", _config("vocab_size", 7), "embed_tokens"),
+    ("config-hidden-other", _config("hidden_size", 64), "mismatch"),
+    ("config-layers-more", _config("num_hidden_layers", 3), "missing"),
+    ("config-model-type-unknown", _config("model_type", "nope"), "nope"),
+    ("config-a-list", edit_json("config.json", lambda c: [c]), "config"),
+    ("template-syntax", rewrite_bytes("chat_template.jinja", lambda d: b"{% bad"), "chat_template.jinja"),
+    ("template-undefined", rewrite_bytes("chat_template.jinja", lambda d: b"{{ nope.x }}"), "chat_template.jinja"),
+    ("template-drops-turns", rewrite_bytes("chat_template.jinja", lambda d: b"hello"), "chat_template.jinja"),
+    ("template-not-utf8", rewrite_bytes("chat_template.jinja", lambda d: b"\xff\xfe" + d), "chat_template.jinja"),
+]
+
+
+@pytest.mark.parametrize("damage, names", [c[1:] for c in MODEL_CASES], ids=[c[0] for c in MODEL_CASES])
+def test_a_damaged_model_folder_is_one_line_before_serving_or_playing(good_model, tmp_path, capsys, monkeypatch,
+                                                                      damage, names):  # fmt: skip
+    def served(*args, **kwargs):
+        raise AssertionError("the server started on a damaged model folder")
+
+    monkeypatch.setattr("sparring.lm.server.ready_server", served)
+    model = tmp_path / "model"
+    shutil.copytree(good_model, model)
+    damage(str(model))
+    fails_cleanly(capsys, ["serve", "--model", str(model), "--port", "0"], names, tmp_path / "out")
+    play = ["play", "town", "--brain", f"local:{model}", "--episodes", "1", "--env.days", "1"]
+    fails_cleanly(capsys, [*play, "--record", str(tmp_path / "out")], names, tmp_path / "out")
+
+
+def test_the_good_model_folder_loads(good_model):
+    from sparring.lm.local import LocalModel
+
+    assert LocalModel(good_model).context == 96

