@@ -129,6 +129,16 @@ def test_build_lm_refuses_endless_pipe_and_empty_text_and_a_model_too_big(tmp_pa
     assert not os.path.exists(out)
 
 
+def test_build_lm_refuses_a_context_that_cannot_hold_one_prompt(tmp_path, capsys):
+    (tmp_path / "lines.txt").write_text("go home\nbuy one loaf of bread at the market\n")
+    argv = ["build-lm", "--text", str(tmp_path / "lines.txt"), "--out", str(tmp_path / "model")]
+    for context in ("1", "8"):
+        assert main([*argv, "--context", context]) == 2
+        one_line(capsys, f"a context of {context} tokens cannot hold one prompt", "--context) of at least")
+        assert not (tmp_path / "model").exists()
+    assert main([*argv, "--context", "64"]) == 0
+
+
 def test_distill_refuses_a_bad_out_and_empty_choices_before_any_work(tmp_path, capsys):
     (tmp_path / "file").write_text("x")
     assert main(["distill", "town", "--out", str(tmp_path / "file" / "model")]) == 2

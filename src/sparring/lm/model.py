@@ -137,6 +137,13 @@ def save_model_folder(model, tokenizer, out: str, overwrite: bool = False, info:
     return out
 
 
+def _turn_tokens(tokenizer, line: str) -> int:
+    """Tokens of ``line`` as a user's turn in ``tokenizer``'s chat template, with the answer's opening."""
+    messages = [{"role": "user", "content": line}]
+    turn = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    return len(tokenizer(turn, add_special_tokens=False)["input_ids"])
+
+
 def build_small_model(
     lines: Iterable[str],
     out: str,
@@ -145,6 +152,17 @@ def build_small_model(
     seed: int = 0,
     overwrite: bool = False,
 ) -> str:
-    """Train a tokenizer on ``lines``, build an untrained model of ``size`` and save both as a model folder."""
+    """Train a tokenizer on ``lines``, build an untrained model of ``size`` and save both as a model folder.
+
+    ``size.context`` must hold one prompt: the longest line as a user's turn in the chat template, and one
+    token of its answer (a ValueError says how many tokens that is)."""
+    lines = list(lines)
     tokenizer = train_tokenizer(lines, vocab_size)
+    need = 1 + max(_turn_tokens(tokenizer, line) for line in sorted(lines, key=len)[-8:] or [""])
+    if size.context < need:
+        raise ValueError(
+            f"model size: a context of {size.context} tokens cannot hold one prompt: the longest text line as a "
+            f"user's turn is {need - 1} tokens, and its answer needs one more; give a context (--context) of at "
+            f"least {need}"
+        )
     return save_model_folder(build_model(tokenizer, size, seed), tokenizer, out, overwrite)
