@@ -201,6 +201,12 @@ def test_judge_out_needs_force_and_emergence_is_a_folder(tmp_path, capsys):
     assert report.read_text() == "keep me"
     assert main([*base, "--emergence", str(report)]) == 2
     one_line(capsys, "--emergence", "is a file; give a folder")
+    plots = tmp_path / "plots"
+    plots.mkdir()
+    (plots / "prices.png").write_text("an earlier judge's plot")
+    assert main(["judge", "town", "--brain", "random", "--emergence", str(plots)]) == 2
+    one_line(capsys, "--emergence", "is a folder that is not empty; give --force")
+    assert (plots / "prices.png").read_text() == "an earlier judge's plot"
     assert main([*base, "--out", str(report), "--force", "--json"]) == 0
     assert json.loads(report.read_text())
 

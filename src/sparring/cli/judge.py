@@ -93,13 +93,15 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--emergence",
         metavar="DIR",
-        type=values.output_folder("folder for the emergence plots", exists_ok=True),
+        type=values.output_folder("folder for the emergence plots"),
         help="town: also measure emergence (work, division of labour, trade network, prices, goal rate per "
-        "character), print it and write its PNG plots into DIR (e.g. RUN/emergence)",
+        "character), print it and write its PNG plots into DIR, a new or empty folder (e.g. RUN/emergence)",
     )
     p.add_argument(
         "--out", metavar="FILE", type=values.output("JSON report file"), help="also write the report as JSON to FILE"
     )
-    p.add_argument("--force", action="store_true", help="overwrite an existing --out")
+    p.add_argument(
+        "--force", action="store_true", help="overwrite an existing --out, and the plots in a --emergence folder"
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON instead of tables")
     p.set_defaults(fn=cmd_judge)
