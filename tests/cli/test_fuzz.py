@@ -6,7 +6,8 @@ How the cases are made. For each command, ``build_parser()`` gives its arguments
 it accepts (``sparring.cli.values``: ``kind``, ``low``, ``high``), and :func:`bad_values` turns that into bad
 values: empty, blank, non-numbers, NaN, infinities, fractions, one below the range and one above it (2**80
 where the range is a 64-bit integer), unicode, names that leave their folder, paths that do not exist, are
-folders, devices (a link to /dev/zero), pipes, in unwritable places or existing outputs without ``--force``.
+folders, devices (a link to /dev/zero), pipes, in unwritable places or existing outputs without ``--force``; a
+flag that holds a URL or an address (``BRAIN_URLS``, ``ADDRESSES``) gets bracket and port typos instead.
 A flag that reads a file gets the damaged-file corpus (tests/cli/damage.py's cut and garbled bytes of a good
 file, plus links to /dev/zero, pipes, folders where files belong). A new flag is covered without a new test.
 Each case is a valid base command line (``BASES``) with one argument made bad.
@@ -36,6 +37,8 @@ import pytest
 from sparring.cli import build_parser
 from sparring.cli.values import INT_MAX
 from tests.cli.damage import BYTES, STRUCTURAL
+from tests.cli.test_url_values import ADDRESS_TYPOS
+from tests.kit.test_net import url_typos
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SEED = int(os.environ.get("SPARRING_FUZZ_SEED", "39"))
@@ -79,6 +82,9 @@ UNTYPED = {("eval", "--checkpoint"): "path", ("watch", "--checkpoint"): "path"}
 GOOD = {("sweep", "--space"): "space", ("build-lm", "--text"): "lines", ("replay", "file"): "recording"}
 GOOD[("fork", "file")] = "recording"
 NUMBERS = ("", " ", "x", "nan", "inf", "-inf", "1e400", "\u2603")
+# flags whose values hold a URL or a network address: they also get tests/kit/test_net.py's bracket and port typos
+BRAIN_URLS = {("play", "--brain"), ("judge", "--brain"), ("judge", "--background")}
+ADDRESSES = {("train", "--ray-address"), ("sweep", "--ray-address"), ("grpo", "--ray-address")}
 
 
 def commands() -> dict[str, argparse.ArgumentParser]:
@@ -102,6 +108,11 @@ def kind_of(command: str, action: argparse.Action) -> str | None:
 
 def bad_values(command: str, action: argparse.Action, places: dict) -> list[tuple[str, str]]:
     """(label, bad value) pairs for ``action`` from what its type accepts."""
+    flag = action.option_strings[0] if action.option_strings else action.dest
+    if (command, flag) in BRAIN_URLS:
+        return [(f"url-typo-{i}", f"openai:{url}:model") for i, (url, _) in enumerate(url_typos()) if "://" in url]
+    if (command, flag) in ADDRESSES:
+        return [(f"address-typo-{i}", value) for i, value in enumerate(ADDRESS_TYPOS)]
     kind, t = kind_of(command, action), action.type
     if action.choices is not None:
         return [("empty", ""), ("not-a-choice", "bogus"), ("unicode", "\u2603")]
