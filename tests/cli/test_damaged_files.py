@@ -8,11 +8,13 @@ The corpus (tests/cli/damage.py) cuts, garbles and rewrites each file of a good 
 import json
 import os
 import shutil
+import sys
 
 import numpy as np
 import pytest
 import torch
 from safetensors.torch import load_file, save_file
+from transformers.utils import logging as hf_logging
 
 from sparring.cli import main
 from sparring.explore.explore import Explorer
@@ -446,6 +448,8 @@ def test_a_damaged_model_folder_is_one_line_before_serving_or_playing(good_model
         raise AssertionError("the server started on a damaged model folder")
 
     monkeypatch.setattr("sparring.lm.server.ready_server", served)
+    hf_logging._get_library_root_logger()  # transformers' own handler writes where a user would read it
+    monkeypatch.setattr(hf_logging._default_handler, "stream", sys.stderr)
     model = tmp_path / "model"
     shutil.copytree(good_model, model)
     damage(str(model))

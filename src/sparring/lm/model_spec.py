@@ -76,7 +76,9 @@ def check_folder_files(folder: str) -> None:
     for name in ("config.json", "tokenizer.json", "tokenizer_config.json"):
         path = os.path.join(folder, name)
         if os.path.lexists(path):
-            read_json(path, f"model {name}", MODEL_REMEDY, limit=256 << 20)
+            value = read_json(path, f"model {name}", MODEL_REMEDY, limit=256 << 20)
+            if name == "config.json":
+                _check_model_type(path, value.get("model_type"))
     template = os.path.join(folder, "chat_template.jinja")
     if os.path.lexists(template):
         read_text(template, "chat template", 16 << 20, MODEL_REMEDY)
@@ -94,6 +96,19 @@ def check_folder_files(folder: str) -> None:
         check_regular(path, "model weights (safetensors)", MODEL_REMEDY)  # a pipe or /dev/zero would never end
         with reading(path, "model weights (safetensors)", MODEL_REMEDY), safe_open(path, "pt") as fh:
             fh.keys()
+
+
+def _check_model_type(config: str, kind) -> None:
+    """A config.json whose ``model_type`` transformers does not know is one line naming it and some it knows
+    (transformers would warn in a paragraph, then fail in another)."""
+    from transformers import CONFIG_MAPPING, __version__
+
+    from sparring.kit.files import DamagedFile
+
+    if kind is not None and (not isinstance(kind, str) or kind not in CONFIG_MAPPING):
+        known = ", ".join(k for k in ("llama", "qwen2", "gpt2", "mistral") if k in CONFIG_MAPPING)
+        why = f"has model_type {kind!r}, which transformers {__version__} does not know (it knows {known}, ...)"
+        raise DamagedFile(config, why, MODEL_REMEDY)
 
 
 def smollm2_gguf() -> str | None:
