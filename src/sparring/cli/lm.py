@@ -88,6 +88,7 @@ def cmd_build_lm(args, extra) -> int:
 
 def cmd_distill(args, extra) -> int:
     """Distil a teacher brain into a new small model folder."""
+    from sparring.kit.memory import gib
     from sparring.kit.progress import Progress
     from sparring.lm.distill import DistillConfig, distill
 
@@ -101,7 +102,8 @@ def cmd_distill(args, extra) -> int:
     print(
         f"saved {args.out}: {report['parameters']} parameters; held-out action accuracy "
         f"{report['held_out_accuracy']:.3f} over {report['held_out_turns']} turns "
-        f"(train {report['train_accuracy']:.3f})"
+        f"(train {report['train_accuracy']:.3f}); {report['seconds']:.0f} s, peak resident memory "
+        f"{gib(report['peak_memory']) if report['peak_memory'] else 'unknown'}"
     )
     return 0
 

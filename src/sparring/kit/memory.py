@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 
 def available_memory() -> int | None:
@@ -36,3 +37,13 @@ def check_fits(nbytes: float, what: str, remedy: str) -> None:
     free = available_memory()
     if free is not None and nbytes > free:
         raise ValueError(f"{what} needs about {gib(nbytes)} of memory, more than the {gib(free)} available; {remedy}")
+
+
+def peak_resident() -> int | None:
+    """The most resident memory this process has held so far, in bytes (None where the platform does not say)."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak if sys.platform == "darwin" else peak * 1024)  # macOS counts bytes, Linux KiB

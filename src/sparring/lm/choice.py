@@ -167,7 +167,7 @@ class LineScorer:
         """Summed log-probabilities of every candidate, one tensor per prompt (differentiable under grad)."""
         torch = self._torch
         body = self._body()
-        extra = {}
+        extra = {"use_cache": False}  # nothing reads a cache of the rows (and recomputed layers warn of one)
         if packed.prefix:
             cache = self._head_cache(body, packed.prefix, len(packed.counts))
             extra = {_cache_kwarg(body): cache, "use_cache": True}
