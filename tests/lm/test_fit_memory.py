@@ -60,7 +60,7 @@ def test_recomputing_keeps_a_fraction_of_the_activations():
 
 
 def test_a_run_that_cannot_fit_is_refused_before_its_first_step_naming_the_microbatch(tmp_path, monkeypatch):
-    monkeypatch.setattr("sparring.kit.memory.available_memory", lambda: 1 << 20)  # 1 MiB free: the tiny model fits, a pass not
+    monkeypatch.setattr("sparring.kit.memory.available_memory", lambda: 1 << 20)  # the tiny model fits, a pass not
     cfg = DistillConfig(episodes=2, held_out=0.5, steps=1, batch_size=2, hidden=32, layers=1, heads=2,
                         intermediate=64, vocab=300, threads=1)  # fmt: skip
     with pytest.raises(ValueError, match=r"passes of 4 turns \(--microbatch 4\) needs about .* lower --microbatch"):

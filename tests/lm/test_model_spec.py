@@ -49,7 +49,7 @@ def test_unknown_architecture_and_missing_template_say_what_to_do(tiny_folder, t
     alien = shutil.copytree(tiny_folder, tmp_path / "alien")
     config = json.loads((alien / "config.json").read_text())
     (alien / "config.json").write_text(json.dumps({**config, "model_type": "no_such_arch"}))
-    with pytest.raises(ValueError, match="config.json: has model_type 'no_such_arch', which transformers .* does not know") as err:
+    with pytest.raises(ValueError, match="has model_type 'no_such_arch', which transformers") as err:
         load_local(str(alien))
     assert "\n" not in str(err.value)
     bare = shutil.copytree(tiny_folder, tmp_path / "bare")
