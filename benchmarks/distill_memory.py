@@ -10,7 +10,7 @@ command's exit status. For example:
     .venv/bin/python benchmarks/distill_memory.py --limit-gb 6 -- .venv/bin/sparring distill town \
         --base local:MODEL.gguf --lora 8 --out /tmp/d --episodes 2 --steps 2 --env.days 1 --batch-size 2
 
-Measured 2026-12-01 on the 2-core, 24 GiB build machine (SmolLM2-135M-Instruct Q4_1, dequantised to float32),
+Measured 2026-12-07 on the 2-core, 24 GiB build machine (SmolLM2-135M-Instruct Q4_1, dequantised to float32),
 the default command: see "A pretrained small model" in docs/town.md.
 """
 
