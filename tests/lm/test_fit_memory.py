@@ -25,12 +25,18 @@ def _grads(scorer):
     return torch.cat([p.grad.flatten() for p in scorer.model.parameters() if p.grad is not None])
 
 
-def test_passes_of_a_microbatch_add_up_to_one_pass_over_the_batch(turns):
-    scorer = _scorer(turns)
+def _one_pass_grads(scorer, turns):
+    """The gradient of one pass over ``turns`` (the model in training mode, its gradients zeroed after)."""
     scorer.model.train()
     choice_loss(scorer, turns).backward()
-    whole = _grads(scorer)
+    grads = _grads(scorer)
     scorer.model.zero_grad(set_to_none=True)
+    return grads
+
+
+def test_passes_of_a_microbatch_add_up_to_one_pass_over_the_batch(turns):
+    scorer = _scorer(turns)
+    whole = _one_pass_grads(scorer, turns)
     loss = backward_in_passes(scorer, turns, microbatch=4)  # a pass of 4 turns and one of 2
     assert loss == pytest.approx(choice_loss(scorer, turns).item(), rel=1e-5)
     assert torch.allclose(_grads(scorer), whole, rtol=1e-4, atol=1e-6)
@@ -38,10 +44,7 @@ def test_passes_of_a_microbatch_add_up_to_one_pass_over_the_batch(turns):
 
 def test_recomputed_layers_give_the_same_gradient_without_the_heads_cache(turns):
     scorer = _scorer(turns)
-    scorer.model.train()
-    choice_loss(scorer, turns).backward()
-    kept = _grads(scorer)
-    scorer.model.zero_grad(set_to_none=True)
+    kept = _one_pass_grads(scorer, turns)
     recompute_layers(scorer.model)
     scorer.share_prefix = False  # a recomputed layer drops a cache: distill's fit reads the head in every row
     choice_loss(scorer, turns).backward()

@@ -8,7 +8,7 @@ activations (about ``10 * hidden + 4 * intermediate`` floats per token and layer
 the full-vocabulary log-probabilities of the scored line tokens are some 15 MiB
 of it. Recomputing each layer in the backward pass (activation checkpointing)
 keeps only each layer's input, ``hidden`` floats per token and layer: 0.05 GiB a
-turn, for about 1.5 times the backward pass's time.
+turn, for about twice the backward pass's time (``benchmarks/distill_pass_memory.py``).
 """
 
 from __future__ import annotations
