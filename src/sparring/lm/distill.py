@@ -113,7 +113,7 @@ class DistillConfig:
     microbatch: int = ranged(4, 1, COUNT_MAX)
     """Turns per forward and backward pass: a step sums its batch's gradient over passes of this many turns (the
     same step, less memory). With a ``base`` each layer is recomputed in the backward pass instead of kept: a town
-    turn then keeps about 0.05 GiB through SmolLM2-135M instead of 0.67 (:mod:`sparring.lm.fit_memory`)."""
+    turn then keeps about 0.05 GiB through SmolLM2-135M instead of 0.68 (:mod:`sparring.lm.fit_memory`)."""
     lr: float = ranged(3e-3, 0)
     """Peak AdamW learning rate (linear warm-up over 5% of the steps, then cosine decay)."""
     base: str = ""

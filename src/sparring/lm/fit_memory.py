@@ -3,7 +3,7 @@
 Measured on SmolLM2-135M (30 layers, hidden 576, intermediate 1536, vocabulary
 49,152) over town turns of about 500 prompt tokens and 150 tokens of legal lines
 (their trie), by counting the tensors autograd saves for the backward pass: a
-turn keeps about 0.67 GiB, 1.4 MiB per token read, nearly all of it each layer's
+turn keeps about 0.68 GiB, 1.4 MiB per token read, nearly all of it each layer's
 activations (about ``10 * hidden + 4 * intermediate`` floats per token and layer);
 the full-vocabulary log-probabilities of the scored line tokens are some 15 MiB
 of it. Recomputing each layer in the backward pass (activation checkpointing)
