@@ -57,7 +57,7 @@ def test_recomputing_keeps_a_fraction_of_the_activations():
 
     town_turn = [(650, 150)]
     kept, recomputed = pass_bytes(SmolLM2, town_turn, False), pass_bytes(SmolLM2, town_turn, True)
-    assert 0.6 * 2**30 < kept < 1.2 * 2**30  # measured: 0.67 GiB a turn (the module's docstring)
+    assert 0.6 * 2**30 < kept < 1.2 * 2**30  # measured: 0.68 GiB a turn (the module's docstring)
     assert recomputed < kept / 5
     assert pass_bytes(SmolLM2, town_turn * 4, False) == pytest.approx(4 * kept, rel=0.01)
 
