@@ -40,11 +40,11 @@ def sparring(line: str) -> tuple[int, str]:
 
 @contextlib.contextmanager
 def registered(envs: dict[str, type]) -> Iterator[None]:
-    """The registry with ``envs`` added (name: class), as it was again afterwards."""
+    """The registry with ``envs`` added (name: class, replacing an env of that name), as it was again afterwards."""
     saved = dict(registry._REGISTRY)
     try:
         for name, cls in envs.items():
-            registry.register(name, cls)
+            registry.register(name, cls, replace=True)
         yield
     finally:
         registry._REGISTRY.clear()

@@ -26,3 +26,26 @@ def test_register_a_class_and_make_it():
 def test_register_rejects_empty_names():
     with pytest.raises(ValueError, match="non-empty"):
         sparring.register("", toys.Walk)
+
+
+def test_register_refuses_a_taken_name_unless_asked_to_replace():
+    sparring.register("toy_taken", toys.Walk)
+    sparring.register("toy_taken", toys.Walk)  # the same env again (a module imported twice): fine
+    sparring.register("toy_taken", f"{toys.Walk.__module__}:Walk")  # its "module:Class" name is the same env
+    with pytest.raises(ValueError, match=r"env name 'toy_taken' is taken by tests\.kit\.toys:Walk; .*replace=True"):
+        sparring.register("toy_taken", toys.Pair)
+    assert registry.get("toy_taken") is toys.Walk
+    sparring.register("toy_taken", toys.Pair, replace=True)
+    assert registry.get("toy_taken") is toys.Pair
+
+
+def test_register_refuses_a_builtin_name():
+    with pytest.raises(ValueError, match="'squared' is taken by sparring.envs.squared.env:Squared"):
+        sparring.register("squared", toys.Walk)
+    assert registry.get("squared").name == "squared"
+
+
+def test_register_rejects_what_is_not_an_env_class_or_module_path():
+    for bad in (3, "no_colon"):
+        with pytest.raises(ValueError, match="an env class or a 'module:Class' string"):
+            sparring.register("toy_bad", bad)

@@ -8,18 +8,35 @@ _REGISTRY: dict[str, object] = {}
 ENTRY_POINT_GROUP = "sparring.envs"
 
 
-def register(name: str, target) -> None:
-    """Register an env class, or a ``"module:Class"`` string imported on first use."""
+def register(name: str, target, replace: bool = False) -> None:
+    """Register an env class, or a ``"module:Class"`` string imported on first use, as ``name``.
+
+    A name already taken by another env is refused (a ValueError) unless ``replace``. Registering
+    the same target again (a class and its ``"module:Class"`` string are the same target), as a
+    module imported twice does, is fine.
+    """
     if not isinstance(name, str) or not name:
         raise ValueError(f"env name must be a non-empty string, got {name!r}")
+    if not isinstance(target, type) and not (isinstance(target, str) and ":" in target):
+        raise ValueError(f"env {name!r} must be registered as an env class or a 'module:Class' string, got {target!r}")
+    if not replace and name in _REGISTRY and _spelled(_REGISTRY[name]) != _spelled(target):
+        raise ValueError(
+            f"env name {name!r} is taken by {_spelled(_REGISTRY[name])}; choose another name, or pass "
+            f"replace=True to register {_spelled(target)} in its place"
+        )
     _REGISTRY[name] = target
+
+
+def _spelled(target) -> str:
+    """A registry target as ``"module:Class"``, whether it is that string or the class it names."""
+    return target if isinstance(target, str) else f"{target.__module__}:{target.__qualname__}"
 
 
 def _load_entry_points() -> None:
     from importlib.metadata import entry_points  # about 50 ms: only when names are looked up
 
     for ep in entry_points(group=ENTRY_POINT_GROUP):
-        _REGISTRY.setdefault(ep.name, ep.value)
+        _REGISTRY.setdefault(ep.name, ep.value)  # an installed package never replaces a registered env
 
 
 def names() -> list[str]:
