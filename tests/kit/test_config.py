@@ -1,10 +1,13 @@
 """Env configs: defaults, TOML defaults beside the env, validated overrides."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from sparring.envs.squared.env import Squared
-from sparring.kit.config import config_record, make_config, toml_defaults
+from sparring.kit.config import check_range, config_record, make_config, toml_defaults
+from sparring.kit.spec import knob
 from tests.kit import toys
 
 
@@ -26,8 +29,6 @@ def test_values_are_coerced_from_cli_strings():
 
 
 def test_choices_are_validated_and_stored_as_indices():
-    import dataclasses
-
     from sparring.kit.spec import choice
 
     @dataclasses.dataclass
@@ -42,3 +43,23 @@ def test_choices_are_validated_and_stored_as_indices():
         make_config(WithChoice, {"mode": "dense"})
     rec = config_record(WithChoice, make_config(WithChoice, {"mode": "shaped"}))
     assert rec["mode"][0] == 1 and rec.dtype["mode"] == np.int64
+
+
+def test_check_range_is_public_and_names_the_setting_and_what_is_valid():
+    @dataclasses.dataclass
+    class Cfg:
+        rate: float = knob(0.5, "how often", 0.0, 1.0)
+        steps: int = knob(1, "how many", 1)
+        free: float = knob(0.0, "anything finite")
+
+    rate, steps, free = dataclasses.fields(Cfg)
+    check_range("rate", rate, 1.0)
+    check_range("free", free, -1e300)
+    cases = [
+        (rate, 1.5, r"rate is 1.5; valid: a finite number in \[0, 1\] \(how often\)"),
+        (steps, 0, r"steps is 0; valid: an integer >= 1 \(how many\)"),
+        (free, float("nan"), r"free is nan; valid: a finite number \(anything finite\)"),
+    ]
+    for field, value, message in cases:
+        with pytest.raises(ValueError, match=message):
+            check_range(field.name, field, value)

@@ -66,12 +66,14 @@ def coerce(where: str, f: dataclasses.Field, value: Any) -> Any:
     except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{where} must be {kind.__name__}, got {value!r}") from None
     if kind in (int, float):
-        _check_range(where, f, value)
+        check_range(where, f, value)
     return value
 
 
-def _check_range(where: str, f: dataclasses.Field, value: float) -> None:
-    """A float must be finite, and a number within the field's ``range`` metadata (see ``knob``)."""
+def check_range(where: str, f: dataclasses.Field, value: float) -> None:
+    """Check that the number ``value`` of the dataclass field ``f`` is finite and within the field's ``range``
+    metadata (``(low, high)``, either None for no bound; see ``knob``); else a ValueError naming ``where`` (the
+    setting and its flag), what is valid, and the field's ``doc`` metadata when it has one."""
     low, high = f.metadata.get("range", (None, None))
     inside = math.isfinite(value) and (low is None or value >= low) and (high is None or value <= high)
     if not inside:

@@ -31,7 +31,7 @@ import time
 import numpy as np
 
 from sparring.kit import registry
-from sparring.kit.config import _check_range
+from sparring.kit.config import check_range
 from sparring.kit.memory import peak_resident
 from sparring.kit.progress import silent
 from sparring.kit.text import require_face
@@ -69,7 +69,7 @@ def check_knobs(cfg, what: str) -> None:
         integral = str(f.type).startswith("int")
         if isinstance(value, bool) or not isinstance(value, int if integral else (int, float)):
             raise ValueError(f"{where} is {value!r}; valid: {'an integer' if integral else 'a finite number'}")
-        _check_range(where, f, value)
+        check_range(where, f, value)
 
 
 def model_bytes(size: ModelSize, vocab: int, training: bool = False) -> int:
