@@ -249,10 +249,6 @@ class Curriculum:
         self.counters[2] = 0
         return out
 
-    def describe(self) -> str:
-        """One line: how many states in how many groups, from which sources."""
-        return f"curriculum: {self.pool.describe()}"
-
     # -- checkpoints ------------------------------------------------------------------------
     def save(self, folder: str) -> None:
         """Write the statistics, the draw's generator and each env's origin into ``folder/curriculum.npz``."""

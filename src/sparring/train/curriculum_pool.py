@@ -25,7 +25,6 @@ class StatePool:
 
     def __init__(self, starts: StartStates, record_dtype: np.dtype):
         self.key_name = starts.key_name
-        self.sources = list(starts.sources)
         self.capacity = int(starts.own)
         self.keys = starts.keys.astype(np.int64).copy()
         self.fixed = starts.records
@@ -78,13 +77,3 @@ class StatePool:
             g = groups[~fixed]
             out[~fixed] = self.own[g, within[~fixed] - self.fixed_size[g]]
         return out
-
-    def describe(self) -> str:
-        """What the pool holds, in one line."""
-        keys = np.sort(self.keys)
-        span = f"{self.key_name or 'group'} {keys[0]}..{keys[-1]}" if len(keys) > 1 else "one group"
-        sources = ", ".join(f"{entry} ({n})" for entry, n in self.sources)
-        groups = f"{len(self.fixed)} states in {len(keys)} groups ({span})" if len(keys) else "no states yet"
-        return f"{groups} from {sources}" + (
-            f"; keeps its own {self.capacity} newest arrivals per group" if self.capacity else ""
-        )
