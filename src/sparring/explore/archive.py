@@ -25,7 +25,8 @@ import numpy as np
 
 from sparring.explore.cells import cell_fields, decode, keys_of
 from sparring.kit.atomic import atomic_file, clean_stale
-from sparring.kit.files import DamagedFile, arrays_checksum, check_keys, read_json, reading
+from sparring.kit.files import DamagedFile, check_keys, read_json
+from sparring.kit.npz_file import load_npz, verify_npz, write_npz
 from sparring.kit.trust import validate_states
 
 FORMAT = 2  # 1: without the metadata and checksum inside archive.npz (still read)
@@ -166,10 +167,8 @@ class Archive:
             "record_dtype": str(self.records.dtype.descr),
             "state_shape": list(self.state_shape),
             "extra": extra or {},
-            "checksum": arrays_checksum(arrays),
         }
-        with atomic_file(os.path.join(folder, "archive.npz"), "wb") as fh:
-            np.savez(fh, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), **arrays)
+        meta = write_npz(os.path.join(folder, "archive.npz"), arrays, meta)
         with atomic_file(os.path.join(folder, "archive.json")) as fh:
             json.dump(meta, fh, indent=1)
 
@@ -243,17 +242,12 @@ def read_archive(folder: str) -> tuple[dict, dict, str]:
         )
     clean_stale(folder, ARCHIVE_FILES)
     described = read_json(json_path, "archive metadata", REMEDY) if os.path.exists(json_path) else None
-    with reading(npz, "archive (NumPy .npz)", REMEDY), np.load(npz, allow_pickle=False) as data:
-        arrays = {name: data[name] for name in data.files}
-    if "meta" in arrays:
-        with reading(npz, "archive: its 'meta' entry is not JSON text", REMEDY):
-            meta, where = json.loads(arrays.pop("meta").tobytes().decode("utf-8")), npz
-    elif described is not None:
-        meta, where = described, json_path
-    else:
+    meta, arrays = load_npz(npz, "archive", REMEDY)
+    where = npz
+    if meta is None and described is None:
         raise DamagedFile(json_path, "is missing, and archive.npz (of format 1) has no metadata of its own", REMEDY)
-    if not isinstance(meta, dict):
-        raise DamagedFile(where, "its metadata is not a JSON object", REMEDY)
+    if meta is None:
+        meta, where = described, json_path
     if where == npz and described is not None:
         _check_copy(described, meta, json_path)
     check_keys(meta, _META_KEYS, where, "archive's metadata", REMEDY)
@@ -263,8 +257,7 @@ def read_archive(folder: str) -> tuple[dict, dict, str]:
         )
     if meta["format"] == FORMAT:
         check_keys(meta, {"checksum": str}, where, "archive's metadata", REMEDY)
-        if arrays_checksum(arrays) != meta["checksum"]:
-            raise DamagedFile(npz, "its arrays do not match the checksum saved with them: the file is damaged", REMEDY)
+        verify_npz(npz, meta, arrays, REMEDY)
     return meta, arrays, where
 
 

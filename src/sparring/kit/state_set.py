@@ -10,14 +10,13 @@ Every record is also checked against its env's valid ranges and invariants (:mod
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 
 import numpy as np
 
-from sparring.kit.atomic import atomic_file
 from sparring.kit.config import make_config
-from sparring.kit.files import DamagedFile, arrays_checksum, check_keys, reading
+from sparring.kit.files import DamagedFile
+from sparring.kit.npz_file import read_npz, write_npz
 from sparring.kit.trust import validate_states
 
 FORMAT = 1
@@ -29,7 +28,6 @@ _META_KEYS = {
     "env_config": dict,
     "group_key": str,
     "extra": dict,
-    "checksum": str,
 }
 REMEDY = "write the state set again"
 
@@ -77,10 +75,8 @@ def save_state_set(
         "env_config": dict(env_config or {}),
         "group_key": group_key,
         "extra": dict(extra or {}),
-        "checksum": arrays_checksum(arrays),
     }
-    with atomic_file(path, "wb") as fh:
-        np.savez(fh, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), **arrays)
+    write_npz(path, arrays, meta)
     return os.fspath(path)
 
 
@@ -91,13 +87,7 @@ def load_state_set(path: str | os.PathLike, env_cls: type, config=None) -> State
     will run under: ``config`` (a Config or a dict of overrides), by default the one the set was
     saved with. A value out of range or a broken invariant is a BadState naming the file and the state.
     """
-    with reading(path, "state set (.npz)", REMEDY):
-        with np.load(path, allow_pickle=False) as npz:
-            meta = json.loads(npz["meta"].tobytes().decode())
-            arrays = {"records": npz["records"], "groups": npz["groups"]}
-    if not isinstance(meta, dict):
-        raise DamagedFile(path, "its metadata is not a JSON object", REMEDY)
-    check_keys(meta, _META_KEYS, path, "state set metadata", REMEDY)
+    meta, arrays = read_npz(path, "state set", REMEDY, _META_KEYS)
     if meta["env"] != env_cls.name:
         raise ValueError(f"state set {os.fspath(path)!r} holds {meta['env']!r} states, not {env_cls.name!r} ones")
     if meta["record_dtype"] != str(env_cls.record_dtype.descr):
@@ -105,8 +95,8 @@ def load_state_set(path: str | os.PathLike, env_cls: type, config=None) -> State
             f"state set {os.fspath(path)!r} holds {env_cls.name!r} records of another layout (the env's "
             "state changed since it was saved); write it again"
         )
-    if arrays_checksum(arrays) != meta["checksum"]:
-        raise DamagedFile(path, "its arrays do not match the checksum in its metadata", REMEDY)
+    if set(arrays) != {"records", "groups"}:
+        raise DamagedFile(path, f"holds the arrays {sorted(arrays)}, not ['groups', 'records']", REMEDY)
     raw, groups = arrays["records"], arrays["groups"]
     size = env_cls.record_dtype.itemsize
     if (

@@ -40,14 +40,13 @@ shows share and success per group against training steps.
 
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
 
 from sparring.explore.restarts import rows_per_env
-from sparring.kit.atomic import atomic_file
-from sparring.kit.files import DamagedFile, arrays_checksum, check_keys, reading
+from sparring.kit.files import DamagedFile, reading
+from sparring.kit.npz_file import read_npz, write_npz
 from sparring.kit.trust import validate_states
 from sparring.train.curriculum_pool import StatePool
 from sparring.train.curriculum_sources import StartStates
@@ -270,26 +269,14 @@ class Curriculum:
             "env": self.env.env_cls.name,
             "key_name": self.pool.key_name,
             "rng": self.rng.bit_generator.state,
-            "checksum": arrays_checksum(arrays),
         }
-        with atomic_file(os.path.join(folder, FILE), "wb") as fh:
-            np.savez(fh, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), **arrays)
+        write_npz(os.path.join(folder, FILE), arrays, meta)
 
     def load(self, folder: str) -> None:
         """Continue from what :meth:`save` wrote into ``folder``: statistics of groups this run also has, by key."""
         path = os.path.join(folder, FILE)
-        with reading(path, "curriculum state (.npz)", REMEDY), np.load(path, allow_pickle=False) as npz:
-            meta = json.loads(npz["meta"].tobytes().decode())
-            arrays = {name: npz[name] for name in npz.files if name != "meta"}
-        if not isinstance(meta, dict):
-            raise DamagedFile(path, "its metadata is not a JSON object", REMEDY)
-        check_keys(
-            meta,
-            {"format": int, "env": str, "key_name": str, "rng": dict, "checksum": str},
-            path,
-            "curriculum state",
-            REMEDY,
-        )
+        keys = {"format": int, "env": str, "key_name": str, "rng": dict}
+        meta, arrays = read_npz(path, "curriculum state", REMEDY, keys)
         want = {
             "keys": np.int64,
             "episodes": np.float64,
@@ -305,8 +292,6 @@ class Curriculum:
             want.update({"own": self.pool.own.dtype, "own_added": np.int64})
         if set(arrays) != set(want) or any(arrays[k].dtype != t for k, t in want.items()):
             raise DamagedFile(path, f"holds the arrays {sorted(arrays)}, not {sorted(want)} of the right types", REMEDY)
-        if arrays_checksum(arrays) != meta["checksum"]:
-            raise DamagedFile(path, "its arrays do not match the checksum in its metadata", REMEDY)
         keys, n = arrays["keys"], len(arrays["keys"])
         if meta["env"] != self.env.env_cls.name or meta["key_name"] != self.pool.key_name:
             raise ValueError(

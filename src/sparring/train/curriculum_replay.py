@@ -28,14 +28,13 @@ the last rollout's end, before fading), ``curriculum/starts`` and ``curriculum/s
 
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
 
 from sparring.explore.restarts import rows_per_env
-from sparring.kit.atomic import atomic_file
-from sparring.kit.files import DamagedFile, arrays_checksum, check_keys, reading
+from sparring.kit.files import DamagedFile, reading
+from sparring.kit.npz_file import read_npz, write_npz
 from sparring.kit.trust import validate_states
 from sparring.train.curriculum import restarted_memory, start_from
 from sparring.train.ppo import advantages_and_returns
@@ -192,29 +191,19 @@ class ReplayRestarts:
             "format": FORMAT,
             "env": self.env.env_cls.name,
             "rng": self.rng.bit_generator.state,
-            "checksum": arrays_checksum(arrays),
         }
-        with atomic_file(os.path.join(folder, FILE), "wb") as fh:
-            np.savez(fh, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), **arrays)
+        write_npz(os.path.join(folder, FILE), arrays, meta)
 
     def load(self, folder: str) -> None:
         """Continue from what :meth:`save` wrote into ``folder`` (the best ``N`` of its states when ``N`` changed)."""
         path = os.path.join(folder, FILE)
-        with reading(path, "prioritized restarts (.npz)", REMEDY), np.load(path, allow_pickle=False) as npz:
-            meta = json.loads(npz["meta"].tobytes().decode())
-            arrays = {name: npz[name] for name in npz.files if name != "meta"}
-        if not isinstance(meta, dict):
-            raise DamagedFile(path, "its metadata is not a JSON object", REMEDY)
-        keys = {"format": int, "env": str, "rng": dict, "checksum": str}
-        check_keys(meta, keys, path, "prioritized restarts", REMEDY)
+        meta, arrays = read_npz(path, "prioritized restarts", REMEDY, {"format": int, "env": str, "rng": dict})
         if meta["format"] != FORMAT:
             raise DamagedFile(path, f"is format {meta['format']}; this sparring reads format {FORMAT}", REMEDY)
         dtype = self.env.env_cls.record_dtype
         want = {"records": dtype, "score": np.float64, "upcoming": dtype, "fresh": np.bool_, "counters": np.int64}
         if set(arrays) != set(want) or any(arrays[k].dtype != t for k, t in want.items()):
             raise DamagedFile(path, f"holds the arrays {sorted(arrays)}, not {sorted(want)} of the right types", REMEDY)
-        if arrays_checksum(arrays) != meta["checksum"]:
-            raise DamagedFile(path, "its arrays do not match the checksum in its metadata", REMEDY)
         if meta["env"] != self.env.env_cls.name:
             raise ValueError(
                 f"{path}: the prioritized restarts of env {meta['env']!r}; this run has {self.env.env_cls.name!r}"
