@@ -244,9 +244,9 @@ def read_archive(folder: str) -> tuple[dict, dict, str]:
     described = read_json(json_path, "archive metadata", REMEDY) if os.path.exists(json_path) else None
     meta, arrays = load_npz(npz, "archive", REMEDY)
     where = npz
-    if meta is None and described is None:
-        raise DamagedFile(json_path, "is missing, and archive.npz (of format 1) has no metadata of its own", REMEDY)
-    if meta is None:
+    if meta is None:  # format 1: the metadata is archive.json's alone
+        if described is None:
+            raise DamagedFile(json_path, "is missing, and archive.npz (of format 1) has no metadata of its own", REMEDY)
         meta, where = described, json_path
     if where == npz and described is not None:
         _check_copy(described, meta, json_path)
