@@ -232,7 +232,47 @@ def done_line_only(text: str) -> str:
 
 
 JUDGE_COMMANDS = {"judge-duel": JUDGE_DUEL, "judge-town": JUDGE_TOWN}
-PAGES = {"tutorial.md": tutorial, "seats.md": seats, "kit.md": kit, "checker.md": checker, "judge.md": judge}
+
+# docs/envs.md: each built-in env's scripted players, evaluated (the README's table of envs cites these blocks)
+ENV_EVALS = {
+    "eval-duel": ("sparring eval duel --policy scripted:tribrid --episodes 1000",),
+    "eval-serpent": (
+        "sparring eval serpent --policy scripted:reference --episodes 1000",
+        "sparring eval serpent --policy scripted:reactive --episodes 1000",
+    ),
+    "eval-gauntlet": ("sparring eval gauntlet --policy scripted:expert --episodes 500",),
+    "eval-town": ("sparring eval town --policy scripted:planner --episodes 125 --metric goal_rate",),
+}
+
+
+def eval_head(text: str) -> str:
+    """An eval report's first lines: its header and the evaluated seat's win, loss and draw, and the line of the
+    metric asked for (``--metric``), if any; the progress display's lines left out. A scripted player on the
+    default seed plays the same episodes on every run, so these lines are the same bytes every time."""
+    lines = [line for line in text.splitlines() if not PROGRESS.match(line)]
+    start = next(i for i, line in enumerate(lines) if re.match(r"\w+: \d+ episodes, seat ", line))
+    metric = [line for line in lines if re.match(r"  \w+: \d+/\d+ seat-episodes", line)]
+    return "\n".join(lines[start : start + 4] + metric)
+
+
+def envs(work: Path) -> Outputs:
+    """docs/envs.md: the scripted players of each built-in env, the head of their eval reports."""
+    with in_folder(work):
+        blocks = {
+            name: Shown("\n\n".join(eval_head(run(line, work)) for line in lines), exact=True)
+            for name, lines in ENV_EVALS.items()
+        }
+    return Outputs(blocks)
+
+
+PAGES = {
+    "tutorial.md": tutorial,
+    "seats.md": seats,
+    "kit.md": kit,
+    "checker.md": checker,
+    "judge.md": judge,
+    "envs.md": envs,
+}
 """The pages with output blocks; each function takes the work folder (seats.md also the commands' results)."""
 
 
