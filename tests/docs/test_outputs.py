@@ -27,10 +27,12 @@ from tests.docs.outputs import (
     CATCH_RECORD,
     CATCH_REPLAY,
     CATCH_TRAIN,
+    ENV_EVALS,
     JUDGE_COMMANDS,
     PAGES as PRODUCERS,
     checker,
     differences,
+    envs,
     judge,
     kit,
     tutorial,
@@ -89,6 +91,15 @@ def test_the_checker_page_blocks(tmp_path):
 
 def test_the_judge_page_blocks(tmp_path):
     assert differences("judge.md", judge(tmp_path)) == []
+
+
+def test_the_envs_page_blocks(tmp_path):
+    assert differences("envs.md", envs(tmp_path)) == []
+
+
+def test_the_envs_page_shows_the_commands_it_runs():
+    shown = {line for line, _ in page_commands((PAGES / "envs.md").read_text())}
+    assert {line for lines in ENV_EVALS.values() for line in lines} <= shown
 
 
 def test_the_judge_page_shows_the_commands_it_runs():
