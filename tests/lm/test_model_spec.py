@@ -114,3 +114,17 @@ def test_a_gguf_loaded_model_saves_and_loads_back_the_same(smollm2, tmp_path):
     ids = torch.tensor([smollm2.prompt_ids(messages)])
     with torch.inference_mode():
         assert torch.equal(again.model(ids).logits, smollm2.model(ids).logits)
+
+
+def test_a_model_by_name_is_the_installed_file_or_one_line_naming_how_to_install_it(monkeypatch):
+    from sparring.lm import model_spec
+
+    assert model_spec.named_model("local:./smollm2") is None and model_spec.named_model("tiny") is None
+    if smollm2_gguf() is not None:
+        assert parse_spec("smollm2") == parse_spec("local:smollm2") == smollm2_gguf()
+        assert resolve("smollm2")[1].endswith(".gguf")
+    _, install = model_spec.NAMED_MODELS["smollm2"]
+    monkeypatch.setitem(model_spec.NAMED_MODELS, "smollm2", (lambda: None, install))
+    with pytest.raises(ValueError, match=r"^model 'smollm2' is not installed: .*run `make smollm2`") as info:
+        resolve("smollm2")
+    assert "\n" not in str(info.value)

@@ -39,7 +39,7 @@ def test_a_noisy_scripted_spec_is_the_players_noisy_player(town):
 @pytest.mark.parametrize(
     "spec, error",
     [
-        ("robot", "unknown player 'robot'.*or a text brain: openai:URL:MODEL or local:DIR"),
+        ("robot", "unknown player 'robot'.*or a text brain: openai:URL:MODEL, local:DIR, local:FILE.gguf or smollm2"),
         ("scripted:planner:2", "probability in"),
         ("openai:nohost", "openai:URL:MODEL"),
         ("local:/no/such/dir", "does not exist"),

@@ -75,14 +75,16 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         action="append",
         metavar="SPEC",
         help="a brain to judge (repeat): random, scripted:NAME, scripted:NAME:NOISE (a random legal action with "
-        "probability NOISE), checkpoint:RUN, and for envs with a text face local:DIR or local:FILE.gguf (a local "
-        "model) or openai:URL:MODEL; `sparring list` names the env's scripted players",
+        "probability NOISE), checkpoint:RUN, and for envs with a text face local:DIR, local:FILE.gguf, smollm2 (a "
+        "local model; smollm2 after `make smollm2`) or openai:URL:MODEL; `sparring list` names the env's scripted "
+        "players",
     )
     p.add_argument(
         "--background",
         action="append",
         metavar="SPEC",
-        help="town: a background brain (repeat) the --brain play among; default: the --brain themselves",
+        help="town: a background brain (repeat, any --brain spec) the --brain play among; default: the --brain "
+        "themselves",
     )
     p.add_argument("--episodes", type=count(1), default=200, help="games per pair of brains (town: towns per pairing)")
     p.add_argument("--focal", type=count(1), help="town: characters the focal brain plays (default: half)")

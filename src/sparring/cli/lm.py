@@ -21,6 +21,7 @@ from sparring.lm.prompts import PROMPTS
 TEXT_LIMIT = 1 << 30
 """Largest --text file build-lm reads, in bytes."""
 ENVS = "an env with a text face (`sparring list`: town, duel, serpent, ...)"
+MODEL_SPECS = "a model folder (save_pretrained layout, with a chat template), a .gguf file, or smollm2 (`make smollm2`)"
 
 
 def _spoken(name: str) -> str:
@@ -229,7 +230,8 @@ def add_brain_args(p: argparse.ArgumentParser) -> None:
         action="append",
         metavar="SPEC",
         help="a brain per seat in order, the last repeating: scripted[:NAME[:P]], random, checkpoint:PATH, "
-        "openai:URL:MODEL (key from $OPENAI_API_KEY), local:DIR (text brains: envs with a text face)",
+        "openai:URL:MODEL (key from $OPENAI_API_KEY), local:DIR, local:FILE.gguf, smollm2 (after `make smollm2`); "
+        "the last four are text brains, for envs with a text face",
     )
     p.add_argument("--episodes", type=count(1), default=1, help="with --brain: episodes to play")
     p.add_argument("--num-envs", type=count(1, 1 << 20), default=4, help="with --brain: episodes played at once")
@@ -268,8 +270,8 @@ def _add_serve(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--model",
         required=True,
-        type=values.input_path("model folder or .gguf file"),
-        help="a model folder (save_pretrained layout, with a chat template)",
+        type=values.model(),
+        help=f"the model: {MODEL_SPECS}",
     )
     p.add_argument("--host", default="127.0.0.1", type=values.host(), help="address to listen on (default loopback)")
     p.add_argument("--port", type=values.port(), default=8000)
@@ -323,7 +325,12 @@ def _add_distill(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--out", required=True, type=values.output_folder("new model folder", exists_ok=True), help="new model folder"
     )
-    _config_args(p, DistillConfig(), skip={"teacher"})
+    _config_args(p, DistillConfig(), skip={"teacher", "base"})
+    p.add_argument(
+        "--base",
+        type=values.model(),
+        help=f"a pretrained model to fine-tune: {MODEL_SPECS} (default: build a small model from the teacher's text)",
+    )
     p.add_argument(
         "--teacher",
         default=None,
@@ -338,8 +345,8 @@ def _add_grpo(p: argparse.ArgumentParser) -> None:
     p.add_argument("env", help=ENVS)
     p.add_argument(
         "--model",
-        type=values.input_path("model folder or .gguf file"),
-        help="the base model folder or .gguf file (not needed with --resume)",
+        type=values.model(),
+        help=f"the base model: {MODEL_SPECS} (not needed with --resume)",
     )
     p.add_argument(
         "--out",

@@ -244,6 +244,22 @@ def input_path(what: str = "file or folder"):
     return _typed(parse, "path", f"existing {what}", what=what)
 
 
+def model(what: str = "model folder or .gguf file"):
+    """An argparse type: an installed model's name (``smollm2``, see :data:`sparring.lm.model_spec.NAMED_MODELS`)
+    or an existing file or folder (:func:`input_path`); a name that is not installed says how to install it."""
+    path = input_path(what)
+
+    def parse(value: str) -> str:
+        from sparring.lm.model_spec import named_model
+
+        try:
+            return value if named_model(value) else path(value)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return _typed(parse, "path", f"installed model name or existing {what}", what=what)
+
+
 def output(what: str = "file to write"):
     """An argparse type: a file the command writes; checked after parsing by :func:`check_outputs`."""
 

