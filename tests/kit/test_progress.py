@@ -1,6 +1,7 @@
 """The one progress display: plain periodic lines off a terminal (on a fake clock), a rich live display on one."""
 
 import io
+import time
 
 import pytest
 
@@ -199,3 +200,18 @@ def test_silent_writes_nothing_and_a_bad_mode_is_named():
 def test_figures_are_formatted_for_reading():
     figures = {"win": 0.51234, "steps": 1234567, "sps": 23456.7, "loss": float("nan"), "best": "greedy"}
     assert format_figures(figures) == "win=0.5123 steps=1,234,567 sps=23,457 loss=nan best=greedy"
+
+
+def test_watched_figures_make_a_line_every_few_seconds_while_the_count_stands():
+    out, counter = io.StringIO(), {"n": 0}
+    with Progress("play town", stream=out, every_s=1, quiet_s=0) as progress:
+        progress.start(2, unit="episode")
+        progress.watch(lambda: {"model turns": counter["n"]})
+        deadline = time.monotonic() + 3.5
+        while time.monotonic() < deadline:  # one long round of episodes: no update, the model's turns move
+            counter["n"] += 1
+            time.sleep(0.05)
+    lines = lines_of(out)
+    moving = [line for line in lines if "done," not in line and "model turns=" in line]
+    assert len(moving) >= 2 and len({line.rpartition("=")[2] for line in moving}) == len(moving), lines
+

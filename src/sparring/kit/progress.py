@@ -81,6 +81,7 @@ class Progress:
         self._ticker = self._stop = None
         self._live = self._console = None
         self._real_clock = clock is None
+        self._watched: list = []
 
     # --- what library loops call
 
@@ -117,6 +118,14 @@ class Progress:
             self._measure(now)
             self._started = self._changed = True
             self._tick(now)
+
+    def watch(self, figures) -> None:
+        """Also show ``figures()`` (name -> value), read whenever a line or frame is drawn: counters a library
+        keeps between its updates (a model's decisions while a round of episodes plays). A change of them is new
+        progress, so a line comes every ``every_s`` seconds while they move. ``figures`` must be cheap and
+        thread-safe (it runs on the display's thread)."""
+        with self._lock:
+            self._watched.append(figures)
 
     def status(self, text: str) -> None:
         """Say what is being done now (``"loading the model"``)."""
@@ -206,6 +215,7 @@ class Progress:
         from rich.text import Text
 
         with self._lock:
+            self._poll()
             head = Text(self.title, style="bold")
             if self.state:
                 head.append(f"  {self.state}", style="cyan")
@@ -228,6 +238,7 @@ class Progress:
         """Write the plain lines that are due, if any (the lock is held)."""
         if self.mode != "lines" or now - self.opened < self.quiet_s:
             return
+        self._poll()
         if self._new_state:
             self._write(f"{self.title}: {self.state} ({_clock(now - self.opened)} elapsed)")
             self._new_state, self._last_any = False, now
@@ -238,6 +249,14 @@ class Progress:
             still = self.line(now) if self._started else f"{self.title}: {self.state or 'working'}"
             self._write(still if self._started else f"{still} ({_clock(now - self.opened)} elapsed)")
             self._last_line = self._last_any = now
+
+    def _poll(self) -> None:
+        """Merge the watched figures into the figures; a changed one is new progress (the lock is held)."""
+        for figures in self._watched:
+            new = figures()
+            if any(self.figures.get(k) != v for k, v in new.items()):
+                self.figures = {**self.figures, **new}
+                self._changed = True
 
     def _keep_writing(self) -> None:
         """The background thread of plain lines: a line that falls due while the work is busy is written."""

@@ -24,6 +24,7 @@ import dataclasses
 
 import numpy as np
 
+from sparring.lm.decisions import COUNT
 from sparring.lm.prompts import PROMPTS, SYSTEMS
 
 
@@ -326,7 +327,7 @@ def choose_lines(
     A prompt with a single legal line is not scored, and a prompt repeated with the
     same lines (copies of one state in a GRPO group) is scored once; every prompt
     still draws from ``rng`` in the same order. ``tokens`` counts the prompt and
-    line tokens that were scored.
+    line tokens that were scored. Every prompt is a model decision of :data:`sparring.lm.decisions.COUNT`.
     """
     torch = scorer._torch
     prompts = [scorer.prompt_ids(t) for t in texts]
@@ -346,6 +347,8 @@ def choose_lines(
             chunk = unique[start : start + batch_size]
             scores.update(zip(chunk, scorer.scores([prompts[i] for i in chunk], [cands[i] for i in chunk])))
             tokens += sum(size[i] for i in chunk)
+            COUNT.add(len(chunk), len(chunk))  # the progress line moves while a long batch is scored
+    COUNT.add(len(texts) - len(unique), len(texts) - len(unique))  # decided without a pass of their own
     for i in fits:  # in order, each drawing from rng as before (a single line draws its certain 0)
         key = (tuple(prompts[i]), tuple(map(tuple, cands[i])))
         s = scores[first[key]].numpy() if key in first else np.zeros(1)

@@ -17,6 +17,7 @@ import numpy as np
 from sparring.kit import registry
 from sparring.kit.batch import BatchedEnv
 from sparring.kit.text import face
+from sparring.lm.decisions import Meter
 from sparring.lm.specs import make_brain
 
 
@@ -45,6 +46,8 @@ class PlayReport:
     recording: str | None
     episodes: int = 0
     """Episodes finished (fewer than asked when the play was interrupted)."""
+    model: str = ""
+    """The models' turns and decisions a second (:meth:`sparring.lm.decisions.Meter.summary`); empty without one."""
 
     def text(self) -> str:
         """A readable table: each seat's successes with a 95% Wilson interval, mean return, episodes ended out."""
@@ -64,6 +67,8 @@ class PlayReport:
                 f"brain {name}: {s['turns']} turns, {s['fallbacks']} fallbacks ({s['failed']} failed, "
                 f"{s['unparseable']} unparseable)" + (f", {s['kept']} went on undecided" if s.get("kept") else "")
             )
+        if self.model:
+            lines.append(self.model)
         if self.recording:
             lines.append(f"recorded to {self.recording}")
         return "\n".join(lines)
@@ -135,8 +140,9 @@ def play_brains(
             policy="; ".join(f"{names[a]}={shared[s].name}" for a, s in seat_spec.items()),
             max_episodes=episodes,
         )  # a last partial round also steps envs it does not count
-    done, turns = 0, dict.fromkeys(shared, 0)
+    done, turns, meter = 0, dict.fromkeys(shared, 0), Meter()
     progress.start(episodes, unit="episode")
+    progress.watch(meter.figures)
     try:
         while done < episodes:
             playing = min(batch.num_envs, episodes - done)
@@ -170,7 +176,8 @@ def play_brains(
         for brain in shared.values():
             if hasattr(brain, "close"):
                 brain.close()
-    return PlayReport(results, {b.name: _brain_counts(b, turns[s]) for s, b in shared.items()}, out, done)
+    brains = {b.name: _brain_counts(b, turns[s]) for s, b in shared.items()}
+    return PlayReport(results, brains, out, done, meter.summary())
 
 
 def _tally(cls, text, s, cfg, results: list[SeatResult]) -> None:

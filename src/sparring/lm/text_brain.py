@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from sparring.lm.brains import Observations, TextFn
+from sparring.lm.decisions import COUNT
 from sparring.lm.prompts import DEFAULT_SYSTEM
 
 # parse(answer, batch, i) -> the action of character i (an int for one head, or one int per head), None if unparseable
@@ -103,6 +104,7 @@ class TextBrain:
         for i, text in enumerate(answers):
             out[i] = self._action(text, batch, i)
         self.stats.turns += len(batch)
+        COUNT.add(len(batch), len(batch))
         return out
 
     def _action(self, text: str | None, batch: Observations, i: int) -> np.ndarray:
