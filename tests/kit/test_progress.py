@@ -214,4 +214,3 @@ def test_watched_figures_make_a_line_every_few_seconds_while_the_count_stands():
     lines = lines_of(out)
     moving = [line for line in lines if "done," not in line and "model turns=" in line]
     assert len(moving) >= 2 and len({line.rpartition("=")[2] for line in moving}) == len(moving), lines
-
