@@ -101,3 +101,19 @@ def test_a_compact_choice_brain_lets_walks_go_on_undecided(town_model):
         previous = acts.copy()
     assert compact.stats.kept > 0 and full.stats.kept == 0
     assert compact.stats.turns == full.stats.turns == compact.stats.kept + compact.stats.parsed
+
+
+def test_the_clis_auto_defaults_play_a_pretrained_model_fast_and_a_trained_one_as_trained(
+    town, tiny_folder, town_model, monkeypatch
+):
+    import torch
+
+    from sparring.lm import play_defaults
+
+    monkeypatch.setattr(play_defaults, "bf16_units", lambda: "avx512_bf16")
+    pretrained = make_brain(f"local:{tiny_folder}", town, prompt="auto", dtype="auto")
+    assert pretrained.local.model.dtype == torch.bfloat16 and pretrained.scorer.prompt == "compact"
+    trained = make_brain(f"local:{town_model[0]}", town, prompt="auto", dtype="auto")
+    assert trained.local.model.dtype == torch.float32 and trained.scorer.prompt == trained.local.prompt
+    library = make_brain(f"local:{tiny_folder}", town)  # a library call keeps float32 and the full prompt
+    assert library.local.model.dtype == torch.float32 and library.scorer.prompt == "full"

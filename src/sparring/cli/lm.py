@@ -16,6 +16,7 @@ import sys
 from sparring.cli.overrides import env_overrides
 import sparring.cli.values as values
 from sparring.cli.values import count
+from sparring.lm.play_defaults import AUTO
 from sparring.lm.prompts import PROMPTS
 
 TEXT_LIMIT = 1 << 30
@@ -195,7 +196,7 @@ def set_threads(args) -> None:
 
 def model_options(args) -> dict:
     """The local models' options of :func:`add_model_args`, as keywords of :func:`sparring.lm.specs.make_brain`."""
-    return {"temperature": args.temperature, "prompt": args.prompt, "dtype": args.dtype}
+    return {"temperature": args.temperature, "prompt": args.prompt or AUTO, "dtype": args.dtype}
 
 
 def add_model_args(p: argparse.ArgumentParser, when: str = "") -> None:
@@ -213,13 +214,15 @@ def add_model_args(p: argparse.ArgumentParser, when: str = "") -> None:
         "--prompt",
         choices=PROMPTS,
         help=f"{when}how local models get their turns: full (the view and the legal lines listed) or compact "
-        "(fewer words; a walk in progress goes on undecided); default: the one the model was trained with",
+        "(fewer words; a walk in progress goes on undecided); default: the one the model was trained with, "
+        "compact for a model sparring did not train",
     )
     p.add_argument(
         "--dtype",
-        choices=("float32", "bfloat16"),
-        help=f"{when}local models' weights in this type (default float32; bfloat16 is about twice as fast on a "
-        "CPU with bf16 units)",
+        choices=(AUTO, "float32", "bfloat16"),
+        default=AUTO,
+        help=f"{when}local models' weights in this type; auto (default): bfloat16 for a model sparring did not "
+        "train on a CPU with bf16 units (two to three times float32's speed, the same play), else float32",
     )
 
 

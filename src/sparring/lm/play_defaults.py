@@ -1,0 +1,56 @@
+"""The fast defaults of a local model that plays (``play``, ``judge``): its weights' dtype and its prompt.
+
+``--dtype auto`` (the default) loads a pretrained model (one without sparring's record, ``sparring.json``) in
+bfloat16 on a CPU with bfloat16 units and in float32 elsewhere, saying why once; a model sparring trained
+(distill, GRPO) plays in float32, the type it was trained and measured in. ``--prompt`` unset puts turns as
+the model's record says and, without a record, in the compact prompt. Measured on SmolLM2-135M in town
+(``benchmarks/lm_defaults.py``; docs/town.md): bfloat16 takes float32's most likely line on nearly every turn
+and plays as well, and the compact prompt plays as well as the full one, several times faster together.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+AUTO = "auto"
+BF16_FLAGS = ("amx_bf16", "avx512_bf16", "bf16")
+"""CPU feature flags (/proc/cpuinfo: x86's AMX and AVX-512 ones, Arm's) that mean bfloat16 units."""
+_said: set[str] = set()
+
+
+def bf16_units(cpuinfo: str = "/proc/cpuinfo") -> str | None:
+    """The first of :data:`BF16_FLAGS` this CPU has, or None (also where /proc/cpuinfo cannot be read)."""
+    try:
+        with open(cpuinfo, encoding="utf-8", errors="replace") as f:
+            words = {w for line in f if line.lower().startswith(("flags", "features")) for w in line.split()}
+    except OSError:
+        return None
+    return next((flag for flag in BF16_FLAGS if flag in words), None)
+
+
+def has_record(folder: str) -> bool:
+    """Whether a model folder (or a .gguf file's folder) holds sparring's record of its training."""
+    return os.path.isfile(os.path.join(folder, "sparring.json"))
+
+
+def playing_dtype(dtype: str | None, folder: str) -> str | None:
+    """``dtype`` resolved for a model in ``folder``: :data:`AUTO` is bfloat16 for a model with no record on a CPU
+    with bfloat16 units, else float32 (the reason written to stderr once a process); anything else as given."""
+    if dtype != AUTO:
+        return dtype
+    if has_record(folder):
+        return "float32"
+    if bf16_units():
+        return "bfloat16"
+    reason = "this CPU has no bfloat16 units (or /proc/cpuinfo does not say); --dtype bfloat16 forces them"
+    if reason not in _said:
+        _said.add(reason)
+        print(f"sparring: local models play in float32: {reason}", file=sys.stderr)
+    return "float32"
+
+
+def playing_prompt(prompt: str | None, recorded: str | None) -> str | None:
+    """``prompt`` resolved for a model whose record says ``recorded``: :data:`AUTO` is the recorded one, else
+    compact; anything else as given (None: the model's own, else full)."""
+    return (recorded or "compact") if prompt == AUTO else prompt
