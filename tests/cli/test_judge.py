@@ -46,6 +46,8 @@ def test_judge_plays_a_local_model_with_the_model_options(tmp_path, capsys, monk
     report = json.loads(capsys.readouterr().out)
     assert report["pairs"][0]["games"] == 2
     assert sorted(row["brain"] for row in report["ratings"]) == sorted([f"local:{folder}", "scripted:robot"])
+    model = report["model"]  # the model's turns and decisions a second, its loading left out
+    assert model["turns"] >= model["decisions"] > 0 and model["decisions_per_s"] > 0
 
 
 def test_json_prints_the_report_instead(capsys):

@@ -67,6 +67,8 @@ def test_distilled_folder_holds_model_tokenizer_and_report(town_model):
     with open(os.path.join(out, "sparring.json")) as f:
         assert json.load(f)["distill"]["held_out_turns"] == report["held_out_turns"] > 0
     assert 0.0 <= report["held_out_accuracy"] <= 1.0 and report["train_turns"] > 0
+    measured = report["accuracy_decisions"]  # held-out and train turns, each a decision of the student
+    assert measured["turns"] == measured["decisions"] >= report["held_out_turns"] and measured["decisions_per_s"] > 0
     assert not [p for p in os.listdir(os.path.dirname(out)) if ".partial" in p]
 
 

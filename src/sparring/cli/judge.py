@@ -18,13 +18,16 @@ def cmd_judge(args, extra) -> int:
     from sparring.kit.atomic import atomic_file
     from sparring.kit.files import check_output
     from sparring.kit.progress import Progress
+    from sparring.lm.decisions import Meter
 
     if args.out:
         check_output(args.out, "--out", overwrite=args.force)
     if args.emergence:
         check_folder(args.emergence)
     set_threads(args)
+    meter = Meter()
     with Progress(f"judge {args.env}") as progress:
+        progress.watch(meter.figures)
         report = judge(
             args.env,
             args.brain or [],
@@ -44,10 +47,14 @@ def cmd_judge(args, extra) -> int:
 
             progress.status("drawing the emergence plots")
             report["plots"] = registry.get(args.env).emergence_plots(report, args.emergence)
+    if meter.report():
+        report["model"] = meter.report()
     if args.out:
         with atomic_file(args.out) as fh:
             json.dump(report, fh, indent=1)
     print(json.dumps(report, indent=1) if args.json else format_judge(report))
+    if meter.report() and not args.json:
+        print(meter.summary())
     if args.out and not args.json:
         print(f"report: {args.out}")
     if args.emergence and not args.json:

@@ -101,10 +101,12 @@ def cmd_distill(args, extra) -> int:
             report = distill(args.out, cfg, _spoken(args.env), progress=progress, **env_overrides(extra))
     except FileExistsError as exc:
         raise ValueError(str(exc)) from None
+    measured = report["accuracy_decisions"]
+    rate = f"{measured['decisions']} decisions at {measured['decisions_per_s']:.1f}/s" if measured else "no decision"
     print(
         f"saved {args.out}: {report['parameters']} parameters; held-out action accuracy "
         f"{report['held_out_accuracy']:.3f} over {report['held_out_turns']} turns "
-        f"(train {report['train_accuracy']:.3f}); {report['seconds']:.0f} s, peak resident memory "
+        f"(train {report['train_accuracy']:.3f}, {rate}); {report['seconds']:.0f} s, peak resident memory "
         f"{gib(report['peak_memory']) if report['peak_memory'] else 'unknown'}"
     )
     return 0

@@ -8,6 +8,7 @@ on every progress line, and :meth:`Meter.summary` is the command's last line abo
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 
@@ -19,6 +20,8 @@ class DecisionCount:
         self.clock = clock
         self.turns = self.decisions = 0
         self.last = clock()
+        self.loading_s = 0.0
+        """Seconds spent loading models (:meth:`loading`): no meter counts them as play."""
         self._lock = threading.Lock()
 
     def add(self, turns: int, decisions: int) -> None:
@@ -27,10 +30,20 @@ class DecisionCount:
             with self._lock:
                 self.turns, self.decisions, self.last = self.turns + turns, self.decisions + decisions, self.clock()
 
-    def read(self) -> tuple[int, int, float]:
-        """``(turns, decisions, time of the last count)``."""
+    def read(self) -> tuple[int, int, float, float]:
+        """``(turns, decisions, time of the last count, seconds spent loading models)``."""
         with self._lock:
-            return self.turns, self.decisions, self.last
+            return self.turns, self.decisions, self.last, self.loading_s
+
+    @contextlib.contextmanager
+    def loading(self):
+        """Time a model's loading, so that a judge loading a model for each pairing reports play alone."""
+        began = self.clock()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self.loading_s += self.clock() - began
 
 
 COUNT = DecisionCount()
@@ -38,17 +51,30 @@ COUNT = DecisionCount()
 
 
 class Meter:
-    """The models' turns and decisions a second from its creation on (``count``: :data:`COUNT`)."""
+    """The models' turns and decisions a second from its creation (or :meth:`restart`) on, the time spent loading
+    models left out (``count``: :data:`COUNT`)."""
 
     def __init__(self, count: DecisionCount | None = None):
         self.count = count or COUNT
-        turns, decisions, _ = self.count.read()
-        self.start, self._turns, self._decisions = self.count.clock(), turns, decisions
+        self.restart()
+
+    def restart(self) -> None:
+        """Count from now on (a new phase of play: a GRPO iteration's)."""
+        turns, decisions, _, loading = self.count.read()
+        self.start, self._turns, self._decisions, self._loading = self.count.clock(), turns, decisions, loading
 
     def read(self) -> tuple[int, int, float]:
-        """``(turns, decisions, seconds)`` since the meter began, up to the last decision."""
-        turns, decisions, last = self.count.read()
-        return turns - self._turns, decisions - self._decisions, max(0.0, last - self.start)
+        """``(turns, decisions, seconds)`` since the meter began, up to the last decision, less model loading."""
+        turns, decisions, last, loading = self.count.read()
+        return turns - self._turns, decisions - self._decisions, max(0.0, last - self.start - loading + self._loading)
+
+    def report(self) -> dict:
+        """``{"turns", "decisions", "seconds", "decisions_per_s"}`` for a JSON report (empty before the first)."""
+        turns, decisions, seconds = self.read()
+        if not turns:
+            return {}
+        rate = decisions / seconds if seconds > 0 else 0.0
+        return {"turns": turns, "decisions": decisions, "seconds": seconds, "decisions_per_s": rate}
 
     def figures(self) -> dict:
         """``{"model turns": N, "decisions/s": R}`` for a progress line; empty before the first turn. The rate is

@@ -35,6 +35,7 @@ from sparring.kit.config import check_range
 from sparring.kit.memory import peak_resident
 from sparring.kit.progress import silent
 from sparring.kit.text import require_face
+from sparring.lm.decisions import Meter
 from sparring.lm.learners import give_goal, learners_env
 from sparring.lm.model import ModelSize
 from sparring.lm.specs import DEFAULT_NOISE, Continuing, Turn, make_brain, turn
@@ -439,14 +440,18 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
     rng = np.random.default_rng(cfg.seed)
     progress.status("fine-tuning")
     fit(scorer, opt, train, cfg.steps, cfg, rng, progress)
-    dagger_turns = 0
+    dagger_turns, meter = 0, Meter()  # the student's decisions while it plays or is measured
+    progress.watch(meter.figures)
     for r in range(cfg.dagger):
+        meter.restart()
         progress.status(f"DAgger round {r + 1}: the student plays, the teacher labels its states")
         more = [s for s in student_turns(scorer, cfg, r, env, progress, **env_config) if fits(scorer, s)]
         train, dagger_turns = train + more, dagger_turns + len(more)
         progress.status(f"DAgger round {r + 1}: fine-tuning on {len(train)} turns")
         fit(scorer, opt, train, cfg.dagger_steps, cfg, rng, progress)
     progress.status("measuring held-out and train accuracy")
+    meter.restart()
+    held_out, trained = accuracy(scorer, test), accuracy(scorer, train[: len(test)])
     report = {
         "teacher": cfg.teacher or default_teacher(registry.get(env)),
         "labels": cfg.labels,
@@ -456,8 +461,9 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
         "train_turns": len(train),
         "dagger_turns": dagger_turns,
         "held_out_turns": len(test),
-        "held_out_accuracy": accuracy(scorer, test),
-        "train_accuracy": accuracy(scorer, train[: len(test)]),
+        "held_out_accuracy": held_out,
+        "train_accuracy": trained,
+        "accuracy_decisions": meter.report(),
         "parameters": sum(p.numel() for p in model.parameters()),
         "trained_parameters": sum(p.numel() for p in model.parameters() if p.requires_grad),
         "base": cfg.base or None,

@@ -45,6 +45,7 @@ from sparring.lm.lora import AdapterOff, add_lora, load_adapter, save_adapter, s
 from sparring.lm.model_spec import load_model, load_tokenizer, resolve, save_model
 from sparring.kit import registry
 from sparring.kit.text import check_goal, require_face
+from sparring.lm.decisions import Meter
 from sparring.lm.distill import COUNT_MAX, check_knobs, choices, ranged
 from sparring.lm.grpo_workers import PlayerPool, check_workers
 from sparring.lm.learners import TurnSample, check_learners, learners_env, play_learners, set_goals
@@ -478,6 +479,8 @@ def grpo(
     if cfg.workers > 1:
         progress.status(f"starting {cfg.workers} play workers (each loads the model {base})")
         pool = PlayerPool(base, characters, env, env_config, cfg, prompt)
+    meter = Meter()  # the model's turns while an iteration plays in this process (workers report at its end)
+    progress.watch(meter.figures)
     with pool or contextlib.nullcontext():
         for it in range(start, cfg.iterations):
             if cfg.minutes and time.perf_counter() - began > 60 * cfg.minutes:
@@ -489,6 +492,7 @@ def grpo(
             records = sources.draw(cfg.groups, rng, cfg.goal)
             set_goals(batch.env_cls, records, characters, cfg.goal)
             batch.restore(None, np.repeat(records, cfg.group))
+            meter.restart()
             if pool is None:
                 scorers = [learner.scorer for learner in learners]
                 played = play_learners(scorers, batch, characters, cfg.temperature, rng, cfg.turns, cfg.batch_size)
@@ -546,10 +550,10 @@ def grpo(
             progress.print(
                 f"grpo {it + 1}/{cfg.iterations}: reward {row['reward']:.3f} success {row['success_rate']:.3f}{each} "
                 f"kl {row['kl']:.4f} parse-fail {row['parse_failure_rate']:.3f} {row['tokens_per_s']:.0f} tok/s "
-                f"{row['seconds_per_group']:.1f} s/group"
+                f"{decided} decisions at {row['decisions_per_s']:.2f}/s {row['seconds_per_group']:.1f} s/group"
             )
             minutes = (time.perf_counter() - began) / (60 * cfg.minutes) if cfg.minutes else 0.0
-            figures = {key: row[key] for key in ("reward", "success_rate", "kl", "tokens_per_s")}
+            figures = {key: row[key] for key in ("reward", "success_rate", "kl", "tokens_per_s", "decisions_per_s")}
             progress.update(it + 1, figures, fraction=min(1.0, max((it + 1) / cfg.iterations, minutes)))
             progress.status(f"iteration {it + 1}: saving the model and metrics")
             state = {"base": base, "iteration": it + 1, "env": env, "env_config": env_config}

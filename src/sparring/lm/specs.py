@@ -213,7 +213,8 @@ def make_brain(
         from sparring.lm.model_spec import resolve
         from sparring.lm.play_defaults import playing_dtype, playing_prompt
 
-        model = LocalModel(spec, dtype=playing_dtype(dtype, resolve(spec)[0]))
+        with COUNT.loading():
+            model = LocalModel(spec, dtype=playing_dtype(dtype, resolve(spec)[0]))
         prompt = playing_prompt(prompt, model.prompt)
         brain = ChoiceBrain(model, temperature=0.0 if greedy else temperature, seed=seed, prompt=prompt)
         if kind != "local":
