@@ -13,6 +13,8 @@ docs/index.md's.
 from __future__ import annotations
 
 import argparse
+import glob
+import os
 import re
 
 import pytest
@@ -105,18 +107,35 @@ def test_the_command_table_has_one_row_per_sparring_subcommand():
     assert len(names) == len(set(names)), "a command has two rows"
 
 
-def test_every_sparring_command_the_readme_shows_parses():
-    """Each shown line is a real subcommand with flags the parser knows (nothing runs); ``--brain NAME`` of
-    an installed model names one that sparring knows."""
+def as_a_shell_would(args: list[str]) -> list[str]:
+    """``args`` with each glob expanded in the current folder, as a shell does (a run folder the demo made
+    stands in for ``runs/squared-*``)."""
+    out = []
+    for arg in args:
+        if "*" in arg:
+            os.makedirs(arg.replace("*", "demo"), exist_ok=True)
+            out += sorted(glob.glob(arg))
+        else:
+            out.append(arg)
+    return out
+
+
+def test_every_sparring_command_the_readme_shows_parses(tmp_path, monkeypatch):
+    """Each shown line is a real subcommand with flags the parser knows (nothing runs), taken in order in one
+    folder as a shell would (a glob expanded, a file an earlier line writes with ``--out`` there for the next);
+    ``--brain NAME`` of an installed model names one that sparring knows."""
     lines = sparring_lines()
     assert len(lines) >= 5, lines
+    monkeypatch.chdir(tmp_path)
     for line in lines:
-        rest, _ = pull_overrides(line.split()[1:])
+        rest, _ = pull_overrides(as_a_shell_would(line.split()[1:]))
         try:
-            _, extra = build_parser().parse_known_args(rest)
+            args, extra = build_parser().parse_known_args(rest)
         except SystemExit as exc:
             pytest.fail(f"README.md: {line!r} does not parse (exit {exc.code})")
         assert extra == [], f"README.md: {line!r} has arguments the parser does not know: {extra}"
+        if getattr(args, "out", None) and not os.path.exists(args.out):
+            open(args.out, "w").close()
     brains = {b for line in lines for b in re.findall(r"--brain (\S+)", line)}
     assert "smollm2" in brains, "the README should show the real small language model, `--brain smollm2`"
     from sparring.lm.model_spec import NAMED_MODELS
