@@ -3,11 +3,13 @@
 Records a one-day town's teacher turns, loads SmolLM2-135M-Instruct with LoRA adapters (``make smollm2``), and
 for a pass over ``--turns`` median-length turns counts the tensors autograd saves (each storage once, the
 model's own weights left out), then times the backward pass and samples the process's resident memory during
-it. ``--recompute`` recomputes each layer in the backward pass, as ``sparring distill --base`` does. Run both
-ways in fresh processes (the allocator keeps what a first pass freed):
+it. ``--recompute`` recomputes each layer in the backward pass, as ``sparring distill --base`` does;
+``--return-freed`` fixes glibc's mmap threshold (``sparring.kit.memory.return_freed_memory``), as distill and
+grpo do, so freed activations leave the process. Run each way in a fresh process:
 
     .venv/bin/python benchmarks/distill_pass_memory.py --turns 4
     .venv/bin/python benchmarks/distill_pass_memory.py --turns 4 --recompute
+    .venv/bin/python benchmarks/distill_pass_memory.py --turns 4 --recompute --return-freed
 
 Cited by docs/town.md, "A pretrained small model: SmolLM2-135M".
 """
@@ -22,6 +24,7 @@ import time
 import psutil
 import torch
 
+from sparring.kit.memory import return_freed_memory
 from sparring.lm.choice import LineScorer
 from sparring.lm.distill import choice_losses, collect_turns
 from sparring.lm.fit_memory import recompute_layers
@@ -35,7 +38,12 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=4, help="turns in the pass")
     parser.add_argument("--recompute", action="store_true", help="recompute each layer in the backward pass")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--return-freed", action="store_true", help="fix glibc's mmap threshold, as distill and grpo do"
+    )
     args = parser.parse_args()
+    if args.return_freed and not return_freed_memory():
+        parser.error("--return-freed needs glibc")
     torch.set_num_threads(args.threads)
     spec = f"local:{smollm2_gguf()}"
     samples = collect_turns("", 2, 0, "town", days=1)

@@ -32,7 +32,7 @@ import numpy as np
 
 from sparring.kit import registry
 from sparring.kit.config import check_range
-from sparring.kit.memory import peak_resident
+from sparring.kit.memory import peak_resident, return_freed_memory
 from sparring.kit.progress import silent
 from sparring.kit.text import require_face
 from sparring.lm.decisions import Meter
@@ -382,6 +382,7 @@ def distill(out: str, cfg: DistillConfig = DistillConfig(), env: str = "town", p
     """
     progress = progress or silent()
     check_knobs(cfg, "distill")  # again: a field may have changed since the config was made
+    return_freed_memory()  # a freed pass's activations leave the process, not stay at its peak
     progress.status("loading torch and transformers")
     import torch
 

@@ -40,6 +40,7 @@ import numpy as np
 
 from sparring.kit.atomic import atomic_file, atomic_path, clean_stale
 from sparring.kit.config import make_config
+from sparring.kit.memory import return_freed_memory
 from sparring.kit.progress import silent
 from sparring.lm.lora import AdapterOff, add_lora, load_adapter, save_adapter, save_merged
 from sparring.lm.model_spec import load_model, load_tokenizer, resolve, save_model
@@ -391,6 +392,7 @@ def grpo(
     """
     progress = progress or silent()
     check_knobs(cfg, "grpo")  # again: a field may have changed since the config was made
+    return_freed_memory()  # a freed update pass's activations leave the process, not stay at its peak
     progress.status("loading torch and transformers")
     import torch
 
