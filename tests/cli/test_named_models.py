@@ -52,3 +52,17 @@ def test_an_installed_model_plays_by_its_name(capsys):
     assert main([*argv, "--num-envs", "1", "--prompt", "compact", "--dtype", "bfloat16"]) == 0
     out = capsys.readouterr().out
     assert "brain smollm2:" in out and "Ada        smollm2 " in out, out
+
+
+@pytest.mark.parametrize("flag", ["--base", "--model"])
+def test_a_model_path_is_taken_with_or_without_local(tmp_path, flag):
+    from sparring.cli import build_parser
+
+    folder = tmp_path / "m"
+    folder.mkdir()
+    command = {"--base": ["distill", "town"], "--model": ["grpo", "town"]}[flag]
+    for value in (str(folder), f"local:{folder}", "smollm2", "local:smollm2"):
+        if "smollm2" in value and model_spec.smollm2_gguf() is None:
+            continue
+        args = build_parser().parse_args([*command, "--out", str(tmp_path / "out"), flag, value])
+        assert getattr(args, flag[2:]) == value

@@ -246,16 +246,19 @@ def input_path(what: str = "file or folder"):
 
 def model(what: str = "model folder or .gguf file"):
     """An argparse type: an installed model's name (``smollm2``, see :data:`sparring.lm.model_spec.NAMED_MODELS`)
-    or an existing file or folder (:func:`input_path`); a name that is not installed says how to install it."""
+    or an existing file or folder (:func:`input_path`), either after ``local:`` or not; a name that is not
+    installed says how to install it. The value is kept as given."""
     path = input_path(what)
 
     def parse(value: str) -> str:
         from sparring.lm.model_spec import named_model
 
         try:
-            return value if named_model(value) else path(value)
+            if not named_model(value):
+                path(value.removeprefix("local:"))
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
+        return value
 
     return _typed(parse, "path", f"installed model name or existing {what}", what=what)
 
