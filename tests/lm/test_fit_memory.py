@@ -37,7 +37,9 @@ def _one_pass_grads(scorer, turns):
 def test_passes_of_a_microbatch_add_up_to_one_pass_over_the_batch(turns):
     scorer = _scorer(turns)
     whole = _one_pass_grads(scorer, turns)
-    loss = backward_in_passes(scorer, turns, microbatch=4)  # a pass of 4 turns and one of 2
+    heard = []
+    loss = backward_in_passes(scorer, turns, microbatch=4, passed=heard.append)  # a pass of 4 turns and one of 2
+    assert heard == [4, 6]
     assert loss == pytest.approx(choice_loss(scorer, turns).item(), rel=1e-5)
     assert torch.allclose(_grads(scorer), whole, rtol=1e-4, atol=1e-6)
 

@@ -263,15 +263,18 @@ def choice_loss(scorer, batch: list[Sample]):
     return choice_losses(scorer, batch).mean()
 
 
-def backward_in_passes(scorer, batch: list[Sample], microbatch: int) -> float:
+def backward_in_passes(scorer, batch: list[Sample], microbatch: int, passed=None) -> float:
     """Backpropagate :func:`choice_loss` over ``batch`` in passes of ``microbatch`` turns (each pass its share,
     the sum of its turns' losses over ``len(batch)``), each pass's graph freed before the next; returns the loss.
-    The gradients add up to those of one pass over the whole batch, with a pass's memory."""
+    The gradients add up to those of one pass over the whole batch, with a pass's memory. ``passed(turns)``,
+    when given, hears after each pass how many of the batch's turns are done."""
     total = 0.0
     for start in range(0, len(batch), microbatch):
         share = choice_losses(scorer, batch[start : start + microbatch]).sum() / len(batch)
         share.backward()
         total += share.item()
+        if passed is not None:
+            passed(min(start + microbatch, len(batch)))
     return total
 
 
@@ -340,7 +343,10 @@ def fit(scorer, opt, train: list[Sample], steps: int, cfg: DistillConfig, rng: n
             group["lr"] = lr_at(step, steps, cfg.lr)
         opt.zero_grad(set_to_none=True)
         batch = [train[i] for i in rng.integers(0, len(train), cfg.batch_size)]
-        loss = backward_in_passes(scorer, batch, cfg.microbatch)
+        # a base's step takes a minute: the line moves with each pass
+        loss = backward_in_passes(
+            scorer, batch, cfg.microbatch, lambda done: progress.update(fraction=(step + done / len(batch)) / steps)
+        )
         torch.nn.utils.clip_grad_norm_(scorer.model.parameters(), 1.0)
         opt.step()
         progress.update(step + 1, {"loss": loss})
