@@ -25,3 +25,16 @@ def test_a_damaged_record_names_the_file_and_what_is_wrong(tmp_path, text, names
     with pytest.raises(DamagedFile, match="sparring.json") as caught:
         recorded_prompt(str(tmp_path))
     assert names in str(caught.value)
+
+
+def test_a_model_by_name_is_served_under_its_name(tiny_folder, monkeypatch):
+    from fastapi.testclient import TestClient
+
+    from sparring.lm import model_spec
+    from sparring.lm.local import LocalModel
+    from sparring.lm.server import make_app
+
+    monkeypatch.setitem(model_spec.NAMED_MODELS, "tinyname", (lambda: tiny_folder, "`make tinyname`"))
+    named, by_path = LocalModel("tinyname"), LocalModel(f"local:{tiny_folder}")
+    assert named.name == "tinyname" and named.folder == by_path.folder and by_path.name == "tiny"
+    assert TestClient(make_app(named)).get("/v1/models").json()["data"][0]["id"] == "tinyname"

@@ -60,7 +60,7 @@ class LocalModel:
     ):
         import torch
 
-        from sparring.lm.model_spec import context_of, load_model, load_tokenizer, parse_spec, resolve
+        from sparring.lm.model_spec import context_of, load_model, load_tokenizer, named_model, parse_spec, resolve
 
         self._torch = torch
         if threads is not None:
@@ -69,7 +69,8 @@ class LocalModel:
             torch.set_num_threads(int(threads))
         folder, gguf = resolve(spec)
         self.folder = os.path.join(folder, gguf) if gguf else folder  # what the spec names: a folder or a .gguf
-        self.name = os.path.basename(parse_spec(spec))
+        # a model by name is served by it (smollm2), others by their folder's or file's name
+        self.name = spec.removeprefix("local:") if named_model(spec) else os.path.basename(parse_spec(spec))
         self.tokenizer = load_tokenizer(spec, chat_template)
         self.tokenizer.padding_side = "left"  # batched generation continues every row from its last token
         if self.tokenizer.pad_token_id is None:

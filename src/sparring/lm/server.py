@@ -22,7 +22,6 @@ import errno
 import hmac
 import json
 import math
-import os
 import socket
 import threading
 import time
@@ -99,12 +98,13 @@ def _error(status: int, message: str, kind: str = "invalid_request_error") -> JS
 def make_app(
     model: LocalModel, name: str | None = None, api_key: str | None = None, limits: ServeLimits = ServeLimits()
 ) -> FastAPI:
-    """The FastAPI app serving ``model`` under the id ``name`` (default: the folder's name).
+    """The FastAPI app serving ``model`` under the id ``name`` (default: the model's name, :attr:`LocalModel.name`:
+    its folder's or file's, or the name it was given by, ``smollm2``).
 
     ``app.state.batcher`` is the :class:`~sparring.lm.batcher.Batcher` answering its requests.
     """
     check_identity(name, api_key)
-    name = name or os.path.basename(model.folder.rstrip(os.sep))
+    name = name or model.name
     prompt_cap = min(limits.max_prompt_tokens or model.context - 1, model.context - 1)
     char_cap = limits.max_prompt_chars or prompt_cap * _longest_token(model.tokenizer)
     created = int(time.time())
@@ -435,7 +435,7 @@ def serve(
     sock = bind(host, port)  # before the model loads: a bad address fails at once
     try:
         model = LocalModel(folder, threads)
-        name = name or os.path.basename(model.folder.rstrip(os.sep))
+        name = name or model.name
         app = make_app(model, name, api_key, limits)
         where = f"[{host}]" if ":" in host else host
         ready = (
