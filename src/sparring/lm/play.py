@@ -121,7 +121,9 @@ def play_brains(
     seats = [int(a) for a in np.flatnonzero(batch.learner_rows[: batch.num_agents])]
     shared: dict[str, object] = {}
     for spec in dict.fromkeys(specs[min(a, len(specs) - 1)] for a in seats):
+        progress.status(f"making the brain {spec}")  # a local model takes seconds to load
         shared[spec] = make_brain(spec, batch, seed, temperature=temperature, prompt=prompt, dtype=dtype)
+    progress.status("playing (compiling the env's kernels on a first run)")
     seat_spec = {a: specs[min(a, len(specs) - 1)] for a in seats}
     names = text.seat_names(cls) if text else cls.seats
     results = [
