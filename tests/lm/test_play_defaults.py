@@ -1,5 +1,5 @@
-"""The fast defaults of a playing local model: bfloat16 where the CPU has its units and sparring did not train
-the model, the compact prompt where the model has no record; float32 with its reason said once elsewhere."""
+"""The fast default of a playing local model: bfloat16 where the CPU has its units and sparring did not train
+the model; float32 with its reason said once elsewhere."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 import pytest
 
 from sparring.lm import play_defaults
-from sparring.lm.play_defaults import AUTO, bf16_units, playing_dtype, playing_prompt
+from sparring.lm.play_defaults import AUTO, bf16_units, playing_dtype
 
 
 @pytest.mark.parametrize(
@@ -43,8 +43,3 @@ def test_without_bf16_units_auto_is_float32_and_says_why_once(tmp_path, monkeypa
     assert [playing_dtype(AUTO, str(tmp_path)) for _ in range(3)] == ["float32"] * 3
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "float32: this CPU has no bfloat16 units" in err and "--dtype bfloat16" in err
-
-
-def test_auto_prompt_is_the_recorded_one_else_compact():
-    assert playing_prompt(AUTO, None) == "compact" and playing_prompt(AUTO, "full") == "full"
-    assert playing_prompt("full", None) == "full" and playing_prompt(None, None) is None

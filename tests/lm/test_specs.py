@@ -103,7 +103,7 @@ def test_a_compact_choice_brain_lets_walks_go_on_undecided(town_model):
     assert compact.stats.turns == full.stats.turns == compact.stats.kept + compact.stats.parsed
 
 
-def test_the_clis_auto_defaults_play_a_pretrained_model_fast_and_a_trained_one_as_trained(
+def test_the_clis_auto_dtype_plays_a_pretrained_model_fast_and_a_trained_one_as_trained(
     town, tiny_folder, town_model, monkeypatch
 ):
     import torch
@@ -111,9 +111,9 @@ def test_the_clis_auto_defaults_play_a_pretrained_model_fast_and_a_trained_one_a
     from sparring.lm import play_defaults
 
     monkeypatch.setattr(play_defaults, "bf16_units", lambda: "avx512_bf16")
-    pretrained = make_brain(f"local:{tiny_folder}", town, prompt="auto", dtype="auto")
-    assert pretrained.local.model.dtype == torch.bfloat16 and pretrained.scorer.prompt == "compact"
-    trained = make_brain(f"local:{town_model[0]}", town, prompt="auto", dtype="auto")
+    pretrained = make_brain(f"local:{tiny_folder}", town, dtype="auto")
+    assert pretrained.local.model.dtype == torch.bfloat16 and pretrained.scorer.prompt == "full"
+    trained = make_brain(f"local:{town_model[0]}", town, dtype="auto")
     assert trained.local.model.dtype == torch.float32 and trained.scorer.prompt == trained.local.prompt
     library = make_brain(f"local:{tiny_folder}", town)  # a library call keeps float32 and the full prompt
     assert library.local.model.dtype == torch.float32 and library.scorer.prompt == "full"

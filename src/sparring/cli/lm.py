@@ -198,7 +198,7 @@ def set_threads(args) -> None:
 
 def model_options(args) -> dict:
     """The local models' options of :func:`add_model_args`, as keywords of :func:`sparring.lm.specs.make_brain`."""
-    return {"temperature": args.temperature, "prompt": args.prompt or AUTO, "dtype": args.dtype}
+    return {"temperature": args.temperature, "prompt": args.prompt, "dtype": args.dtype}
 
 
 def add_model_args(p: argparse.ArgumentParser, when: str = "") -> None:
@@ -217,7 +217,7 @@ def add_model_args(p: argparse.ArgumentParser, when: str = "") -> None:
         choices=PROMPTS,
         help=f"{when}how local models get their turns: full (the view and the legal lines listed) or compact "
         "(fewer words; a walk in progress goes on undecided); default: the one the model was trained with, "
-        "compact for a model sparring did not train",
+        "else full (zero-shot, a pretrained model plays worse in compact)",
     )
     p.add_argument(
         "--dtype",

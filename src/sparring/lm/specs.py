@@ -202,7 +202,7 @@ def make_brain(
 
     Text brains need the env's text face; a local model samples its lines at ``temperature`` (the policy GRPO
     trains samples at 1; 0 or ``greedy`` takes the most likely line), puts turns in ``prompt`` (one of
-    :data:`~sparring.lm.prompts.PROMPTS`; default: the one it was trained with; "auto": that, else compact) and
+    :data:`~sparring.lm.prompts.PROMPTS`; default: the one it was trained with, else full) and
     loads its weights in ``dtype`` (e.g. "bfloat16", about twice as fast on a CPU with bf16 units; default
     float32; "auto": :func:`sparring.lm.play_defaults.playing_dtype`, as the CLI does). The rest are
     :func:`sparring.players.make.make_player`'s players (``greedy``: a checkpoint's most likely actions)."""
@@ -211,11 +211,10 @@ def make_brain(
     if kind == "local" or named_model(spec):
         from sparring.lm.local import LocalModel
         from sparring.lm.model_spec import resolve
-        from sparring.lm.play_defaults import playing_dtype, playing_prompt
+        from sparring.lm.play_defaults import playing_dtype
 
         with COUNT.loading():
             model = LocalModel(spec, dtype=playing_dtype(dtype, resolve(spec)[0]))
-        prompt = playing_prompt(prompt, model.prompt)
         brain = ChoiceBrain(model, temperature=0.0 if greedy else temperature, seed=seed, prompt=prompt)
         if kind != "local":
             brain.name = spec  # a model by its name (smollm2), not the wheel's file
