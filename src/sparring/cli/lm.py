@@ -224,7 +224,7 @@ def add_model_args(p: argparse.ArgumentParser, when: str = "") -> None:
         choices=(AUTO, "float32", "bfloat16"),
         default=AUTO,
         help=f"{when}local models' weights in this type; auto (default): bfloat16 for a model sparring did not "
-        "train on a CPU with bf16 units (two to three times float32's speed, the same play), else float32",
+        "train on a CPU with bf16 units (1.5 to 3 times float32's speed, the same lines), else float32",
     )
 
 
