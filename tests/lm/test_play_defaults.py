@@ -33,6 +33,7 @@ def test_auto_is_bfloat16_for_a_pretrained_model_on_a_cpu_with_bf16_units(tmp_pa
     assert playing_dtype(AUTO, str(tmp_path)) == "bfloat16"
     (tmp_path / "sparring.json").write_text(json.dumps({"prompt": "compact"}))
     assert playing_dtype(AUTO, str(tmp_path)) == "float32"  # a model sparring trained plays as it was trained
+    assert playing_dtype(AUTO, str(tmp_path / "model.gguf")) == "float32"  # a file's folder holds its record
     assert playing_dtype("bfloat16", str(tmp_path)) == "bfloat16" and playing_dtype(None, str(tmp_path)) is None
     assert capsys.readouterr().err == ""
 

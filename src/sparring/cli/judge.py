@@ -47,13 +47,14 @@ def cmd_judge(args, extra) -> int:
 
             progress.status("drawing the emergence plots")
             report["plots"] = registry.get(args.env).emergence_plots(report, args.emergence)
-    if meter.report():
-        report["model"] = meter.report()
+    model = meter.report()
+    if model:
+        report["model"] = model
     if args.out:
         with atomic_file(args.out) as fh:
             json.dump(report, fh, indent=1)
     print(json.dumps(report, indent=1) if args.json else format_judge(report))
-    if meter.report() and not args.json:
+    if model and not args.json:
         print(meter.summary())
     if args.out and not args.json:
         print(f"report: {args.out}")

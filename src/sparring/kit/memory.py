@@ -61,8 +61,9 @@ def return_freed_memory() -> bool:
     threshold (up to 32 MiB) each time such a block is freed, after which large blocks come from its heaps and
     stay resident: a training pass's activations, freed, then keep the process's resident memory at its peak.
     Fixing the threshold (``mallopt(M_MMAP_THRESHOLD)``, which turns the raise off) and trimming the heap from
-    the same size keeps resident memory near what is alive (``benchmarks/distill_pass_memory.py``: 1.26 GiB
-    before a SmolLM2 backward pass instead of 2.41, the same time). Process-wide; the environment variables
+    the same size keeps resident memory near what is alive (``benchmarks/distill_pass_memory.py --recompute``
+    against the same with ``--return-freed``: 1.31 GiB before a SmolLM2 backward pass instead of 2.41, the same
+    time). Process-wide; the environment variables
     ``MALLOC_MMAP_THRESHOLD_`` and ``MALLOC_TRIM_THRESHOLD_`` do the same from a process's start.
     """
     import ctypes

@@ -210,11 +210,11 @@ def make_brain(
     kind, _, rest = spec.partition(":")
     if kind == "local" or named_model(spec):
         from sparring.lm.local import LocalModel
-        from sparring.lm.model_spec import resolve
+        from sparring.lm.model_spec import parse_spec
         from sparring.lm.play_defaults import playing_dtype
 
-        with COUNT.loading():
-            model = LocalModel(spec, dtype=playing_dtype(dtype, resolve(spec)[0]))
+        with COUNT.loading():  # LocalModel checks the files: the path alone says whether a record is there
+            model = LocalModel(spec, dtype=playing_dtype(dtype, parse_spec(spec)))
         brain = ChoiceBrain(model, temperature=0.0 if greedy else temperature, seed=seed, prompt=prompt)
         if kind != "local":
             brain.name = spec  # a model by its name (smollm2), not the wheel's file
